@@ -1,0 +1,36 @@
+# The two commands that matter on a fresh machine: `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PIP := $(BIN)/pip --disable-pip-version-check -q
+DEMO_MEETING := examples/meetings/ko_product_planning.jsonl
+
+.PHONY: demo test install install-test bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(PIP) install -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml $(VENV)/.installed
+	$(PIP) install -e '.[test]'
+	touch $@
+
+install: $(VENV)/.installed
+
+install-test: $(VENV)/.installed-test
+
+demo: install
+	MITHUB_DEMO=1 $(BIN)/mithub replay $(DEMO_MEETING) --meeting-id demo-ko
+
+test: install-test
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: install-test
+	$(BIN)/python benchmarks/ingest.py
+	$(BIN)/python benchmarks/segmentation.py
+
+clean:
+	rm -rf $(VENV) data .pytest_cache

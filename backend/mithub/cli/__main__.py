@@ -1,0 +1,5 @@
+import sys
+
+from mithub.cli import main
+
+sys.exit(main())

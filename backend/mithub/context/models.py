@@ -1,0 +1,113 @@
+"""Meeting memory data models (seed 002 §10.2.2). All datetimes are timezone-aware UTC."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Literal
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
+
+
+def _as_utc(value: datetime) -> datetime:
+    return value.astimezone(timezone.utc)
+
+
+class NewUtterance(BaseModel):
+    """A final transcript as it arrives from STT or a replay file, before it gets its `seq`."""
+
+    speaker_id: str = Field(min_length=1, max_length=200)
+    speaker_name: str = Field(min_length=1, max_length=200)
+    text: str = Field(min_length=1)
+    start_ms: int = Field(0, ge=0)
+    end_ms: int = Field(0, ge=0)
+    confidence: float = Field(1.0, ge=0.0, le=1.0)
+    absolute_timestamp: AwareDatetime
+
+    _utc = field_validator("absolute_timestamp")(_as_utc)
+
+    @field_validator("text")
+    @classmethod
+    def _text_not_blank(cls, value: str) -> str:
+        value = value.strip()
+        if not value:
+            raise ValueError("utterance text is blank")
+        return value
+
+
+class Utterance(BaseModel):
+    """A stored utterance (L0). `id` is its per-meeting sequence number, starting at 1."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: int = Field(ge=1)
+    speaker_id: str
+    speaker_name: str
+    text: str
+    start_ms: int = 0
+    end_ms: int = 0
+    confidence: float = 1.0
+    absolute_timestamp: AwareDatetime
+    topic: str | None = None
+    topic_id: str | None = None
+
+    _utc = field_validator("absolute_timestamp")(_as_utc)
+
+    @property
+    def seq(self) -> int:
+        return self.id
+
+
+class TopicSegment(BaseModel):
+    """One topic of the meeting (L1): a single segment however long the topic runs,
+    its summary updated recursively."""
+
+    id: str
+    name: str
+    summary: str
+    start_utterance_id: int
+    end_utterance_id: int
+    key_points: list[str] = Field(default_factory=list)
+    keywords: list[str] = Field(default_factory=list)
+    key_decisions: list[str] = Field(default_factory=list)
+    pending_items: list[str] = Field(default_factory=list)
+    action_items: list[str] = Field(default_factory=list)
+    participants: list[str] = Field(default_factory=list)
+    summary_mode: Literal["llm", "extractive"] = "extractive"
+    version: int = 1
+    updated_at: AwareDatetime | None = None
+
+
+class Participant(BaseModel):
+    user_id: str
+    name: str
+    role: str | None = None
+    joined_at: AwareDatetime | None = None
+    left_at: AwareDatetime | None = None
+
+
+AgentCallType = Literal["IMMEDIATE_RESPONSE", "SUMMARY", "ACTION_EXTRACTION", "SEARCH"]
+AGENT_CALL_TYPES: tuple[AgentCallType, ...] = (
+    "IMMEDIATE_RESPONSE",
+    "SUMMARY",
+    "ACTION_EXTRACTION",
+    "SEARCH",
+)
+
+L1UpdateReason = Literal["topic_change", "turn_limit", "time_limit", "token_limit", "final"]
+
+
+class AgentContext(BaseModel):
+    """What an agent call gets injected (seed 002 §4.3)."""
+
+    meeting_id: str
+    current_time: AwareDatetime
+    call_type: AgentCallType
+
+    recent_utterances: list[Utterance] | None = None
+    current_topic: str | None = None
+
+    topic_segments: list[TopicSegment] | None = None
+    pending_items: list[str] | None = None
+
+    participants: list[Participant] = Field(default_factory=list)
+    speaker_roles: dict[str, str] = Field(default_factory=dict)

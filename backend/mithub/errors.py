@@ -1,0 +1,47 @@
+"""One error hierarchy. Each error reads as one line: what failed, which input, what to do."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class MitHubError(Exception):
+    """Base of every error MitHub raises on purpose."""
+
+
+class ConfigError(MitHubError):
+    """A setting is missing or inconsistent."""
+
+
+class InputError(MitHubError):
+    """A user-supplied input (file, line, request body) is malformed."""
+
+    def __init__(
+        self, message: str, *, source: str | Path | None = None, line: int | None = None
+    ) -> None:
+        self.source = str(source) if source is not None else None
+        self.line = line
+        where = ""
+        if self.source is not None:
+            where = f"{self.source}:{line}: " if line is not None else f"{self.source}: "
+        super().__init__(f"{where}{message}")
+
+
+class LLMError(MitHubError):
+    """The LLM server failed, timed out or answered with something unusable."""
+
+
+class LLMOutputError(LLMError):
+    """The LLM answered, but the output does not parse into the expected JSON."""
+
+
+class ModelLoadError(MitHubError):
+    """A model (embedder, STT) could not be loaded from its path or package."""
+
+
+class StoreError(MitHubError):
+    """The meeting store failed to read or write."""
+
+
+class LeaseError(StoreError):
+    """Another writer owns the meeting."""
