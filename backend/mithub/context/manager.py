@@ -1,0 +1,320 @@
+"""ContextManager (seed 002 §3.2–3.3.1, §10.2.3): live meeting memory for one meeting.
+
+L0 is the raw window of the last turns; the topic buffer holds the current topic's turns;
+L1 is one TopicSegment per topic whose summary is updated recursively. Triggers: a topic
+change reported by the TopicDetector, the turn limit, the time limit and the hard token limit.
+
+Every utterance is stored before `add_utterance` returns, and every L1 change is saved with
+the manager state in one transaction, so `restore_from_db()` rebuilds an identical manager.
+The detector may place a boundary up to `lookahead` turns in the past; turn, time and token
+triggers therefore summarize only "settled" turns (older than the lookahead), so a turn is
+never summarized into a topic it turns out not to belong to, and never summarized twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+import structlog
+
+from mithub.budget import TokenBudgetManager
+from mithub.clock import Clock, utc_now
+from mithub.config import ContextConfig
+from mithub.context.buffers import TokenWindow
+from mithub.context.models import L1UpdateReason, NewUtterance, TopicSegment, Utterance
+from mithub.context.repository import ManagerState, MeetingRepository
+from mithub.context.speaker_context import SpeakerContext
+from mithub.context.splitting import split_oversize
+from mithub.context.summary import Summarizer, SummaryResult
+from mithub.context.topic_detector import TopicChange, TopicDetector
+
+logger = structlog.get_logger(__name__)
+
+FIRST_TOPIC = "Opening"
+
+
+class ContextManager:
+    def __init__(
+        self,
+        meeting_id: str,
+        *,
+        repository: MeetingRepository,
+        topic_detector: TopicDetector,
+        summarizer: Summarizer,
+        config: ContextConfig | None = None,
+        budget: TokenBudgetManager | None = None,
+        clock: Clock = utc_now,
+    ) -> None:
+        self.meeting_id = meeting_id
+        self.config = config or ContextConfig()
+        self.budget = budget or TokenBudgetManager()
+        self._repository = repository
+        self._detector = topic_detector
+        self._summarizer = summarizer
+        self._clock = clock
+        self._lock = asyncio.Lock()
+
+        cfg = self.config
+        self.l0_buffer = TokenWindow(cfg.l0_max_turns, self.budget.count, cfg.l0_max_tokens)
+        self.l0_topic_buffer = TokenWindow(cfg.l0_topic_buffer_max_turns, self.budget.count)
+        self.l1_segments: list[TopicSegment] = []
+        self.speaker_context = SpeakerContext(cfg.speaker_buffer_max_per_speaker)
+
+        self.current_topic = FIRST_TOPIC
+        self.current_topic_id = self._topic_id(1)
+        self._topic_index = 1
+        self._topic_start_seq = 1
+        self._topic_buffer_start_seq = 1
+        self._last_summarized_utterance_id = 0
+        self._turn_count_since_l1 = 0
+        self._last_l1_update: datetime | None = None
+        self._l1_update_count = 0
+        self._next_seq = 1
+
+    # ------------------------------------------------------------------ ingest
+
+    async def add_utterance(self, utterance: NewUtterance) -> list[Utterance]:
+        """Store and process one final transcript. An utterance longer than
+        `utterance_max_tokens` is split into several; all pieces are returned."""
+        async with self._lock:
+            stored: list[Utterance] = []
+            for piece in split_oversize(utterance, self.config.utterance_max_tokens, self.budget):
+                item = Utterance(
+                    id=self._next_seq, topic=self.current_topic, topic_id=self.current_topic_id,
+                    **piece.model_dump(),
+                )
+                await self._repository.append_utterances(self.meeting_id, [item])
+                self._next_seq += 1
+                await self._process(item, self._clock())
+                stored.append(item)
+            return stored
+
+    async def tick(self) -> bool:
+        """Evaluate the time trigger without a new utterance (a quiet meeting still gets its
+        15-minute summary). Returns whether L1 was updated."""
+        async with self._lock:
+            last = self.l0_buffer.utterances()[-1] if len(self.l0_buffer) else None
+            if last is None:
+                return False
+            now = self._clock()
+            if self._time_trigger_due(self._settled(last.id), now):
+                await self._summarize_and_save("time_limit", self._settled(last.id), None, now)
+                return True
+            return False
+
+    async def finalize(self) -> TopicSegment | None:
+        """End of meeting: summarize every remaining turn into the current topic's segment."""
+        async with self._lock:
+            pending = [u for u in self.l0_topic_buffer if u.id > self._last_summarized_utterance_id]
+            if not pending:
+                return self._current_segment()
+            return await self._summarize_and_save("final", pending, None, self._clock())
+
+    async def _process(self, utterance: Utterance, now: datetime) -> None:
+        if self._last_l1_update is None:
+            self._last_l1_update = now
+        self.l0_buffer.append(utterance)
+        self.l0_topic_buffer.append(utterance)
+        self.speaker_context.add_utterance(utterance)
+        self._turn_count_since_l1 += 1
+
+        change = await self._detector.observe(
+            utterance, current_topic=self.current_topic, current_summary=self._current_summary()
+        )
+        if change is not None:
+            await self._change_topic(change, utterance, now)
+            return
+        reason = self._l1_trigger(utterance, now)
+        if reason is not None:
+            await self._summarize_and_save(reason, self._settled(utterance.id), utterance, now)
+
+    # ---------------------------------------------------------------- triggers
+
+    def _settled(self, last_seq: int) -> list[Utterance]:
+        """Unsummarized turns of the current topic that no pending boundary can move."""
+        horizon = last_seq - self._detector.lookahead - 1
+        return [
+            u for u in self.l0_topic_buffer
+            if self._last_summarized_utterance_id < u.id <= horizon
+        ]
+
+    def _time_trigger_due(self, settled: Sequence[Utterance], now: datetime) -> bool:
+        assert self._last_l1_update is not None
+        elapsed = now - self._last_l1_update
+        return (
+            elapsed >= timedelta(minutes=self.config.l1_update_interval_minutes)
+            and len(settled) >= self.config.l1_min_new_utterances_for_time_trigger
+        )
+
+    def _l1_trigger(self, latest: Utterance, now: datetime) -> L1UpdateReason | None:
+        settled = self._settled(latest.id)
+        if not settled:
+            return None
+        if len(settled) >= self.config.l1_update_turn_threshold:
+            return "turn_limit"
+        if self.l0_topic_buffer.tokens > self.config.l0_topic_buffer_max_tokens:
+            return "token_limit"
+        if self._time_trigger_due(settled, now):
+            return "time_limit"
+        return None
+
+    # ---------------------------------------------------------------- L1 updates
+
+    async def _change_topic(self, change: TopicChange, trigger: Utterance, now: datetime) -> None:
+        boundary = max(change.boundary_seq, self._last_summarized_utterance_id + 1)
+        if boundary <= self._topic_start_seq or boundary > trigger.id:
+            logger.warning("topic_change_ignored", meeting_id=self.meeting_id,
+                           boundary_seq=change.boundary_seq, topic_start_seq=self._topic_start_seq)
+            return
+        old = [u for u in self.l0_topic_buffer
+               if self._last_summarized_utterance_id < u.id < boundary]
+        changed = [await self._summarize(old, "topic_change", now)] if old else []
+        previous_topic = self.current_topic
+
+        self._topic_index += 1
+        self.current_topic_id = self._topic_id(self._topic_index)
+        self.current_topic = change.topic_name.strip() or f"Topic {self._topic_index}"
+        self._topic_start_seq = boundary
+        buffer = self.l0_topic_buffer.utterances()
+        overlap_turns = self.config.topic_overlap_turns
+        overlap = [u for u in buffer if u.id < boundary][-overlap_turns:] if overlap_turns else []
+        self._topic_buffer_start_seq = overlap[0].id if overlap else boundary
+        self.l0_topic_buffer.replace([*overlap, *(u for u in buffer if u.id >= boundary)])
+        for window in (self.l0_topic_buffer, self.l0_buffer):
+            window.relabel(boundary, self.current_topic, self.current_topic_id)
+        self._turn_count_since_l1 = trigger.id - boundary + 1
+
+        logger.info("topic_changed", meeting_id=self.meeting_id, detector=change.detector,
+                    boundary_seq=boundary, confidence=round(change.confidence, 3),
+                    previous_topic=previous_topic, topic=self.current_topic)
+        await self._repository.save_l1_update(
+            self.meeting_id, utterance=trigger, segments=changed, state=self.state()
+        )
+
+    async def _summarize_and_save(
+        self, reason: L1UpdateReason, utterances: list[Utterance], trigger: Utterance | None,
+        now: datetime,
+    ) -> TopicSegment:
+        segment = await self._summarize(utterances, reason, now)
+        await self._repository.save_l1_update(
+            self.meeting_id, utterance=trigger, segments=[segment], state=self.state()
+        )
+        return segment
+
+    async def _summarize(
+        self, utterances: list[Utterance], reason: L1UpdateReason, now: datetime
+    ) -> TopicSegment:
+        """Summarize `utterances` into the current topic's segment: create it on the topic's
+        first summary, otherwise update it recursively (previous summary + new turns)."""
+        existing = self._current_segment()
+        names = [s.name for s in self.speaker_context.speaker_stats.values()]
+        result = await self._summarizer.summarize(self.current_topic, utterances, existing, names)
+        if existing is None and self.current_topic == FIRST_TOPIC and result.keywords:
+            self._rename_current_topic(" · ".join(result.keywords[:2]))
+        segment = self._segment_from(result, existing, utterances[-1].id, now)
+        if existing is None:
+            self.l1_segments.append(segment)
+        else:
+            self.l1_segments[self.l1_segments.index(existing)] = segment
+
+        self._last_summarized_utterance_id = utterances[-1].id
+        self._last_l1_update = now
+        self._turn_count_since_l1 = 0
+        self._l1_update_count += 1
+        logger.info(
+            "l1_segment_created" if existing is None else "l1_segment_updated",
+            meeting_id=self.meeting_id, topic_name=self.current_topic, reason=reason,
+            summarized=len(utterances), end_seq=segment.end_utterance_id, mode=result.mode,
+            l0_buffer_size=len(self.l0_buffer), l1_segments_count=len(self.l1_segments),
+        )
+        return segment
+
+    def _segment_from(
+        self, result: SummaryResult, existing: TopicSegment | None, end_seq: int, now: datetime
+    ) -> TopicSegment:
+        return TopicSegment(
+            id=self.current_topic_id,
+            name=self.current_topic,
+            summary=result.summary,
+            start_utterance_id=self._topic_start_seq,
+            end_utterance_id=end_seq,
+            key_points=result.key_points,
+            keywords=result.keywords,
+            key_decisions=result.decisions,
+            pending_items=result.pending,
+            action_items=result.action_items,
+            participants=result.participants,
+            summary_mode=result.mode,
+            version=(existing.version + 1) if existing else 1,
+            updated_at=now,
+        )
+
+    def _rename_current_topic(self, name: str) -> None:
+        self.current_topic = name
+        for window in (self.l0_topic_buffer, self.l0_buffer):
+            window.relabel(self._topic_start_seq, name, self.current_topic_id)
+
+    # ---------------------------------------------------------------- reads
+
+    def _topic_id(self, index: int) -> str:
+        return f"{self.meeting_id}:t{index}"
+
+    def _current_segment(self) -> TopicSegment | None:
+        for segment in reversed(self.l1_segments):
+            if segment.id == self.current_topic_id:
+                return segment
+        return None
+
+    def _current_summary(self) -> str:
+        segment = self._current_segment()
+        return segment.summary if segment else ""
+
+    def get_l0_utterances(self, limit: int | None = None) -> list[Utterance]:
+        utterances = self.l0_buffer.utterances()
+        return utterances[-limit:] if limit else utterances
+
+    def get_topic_utterances(self) -> list[Utterance]:
+        return self.l0_topic_buffer.utterances()
+
+    def get_l1_segments(self) -> list[TopicSegment]:
+        return list(self.l1_segments)
+
+    def get_pending_items(self) -> list[str]:
+        return [item for segment in self.l1_segments for item in segment.pending_items]
+
+    @property
+    def last_seq(self) -> int:
+        return self._next_seq - 1
+
+    @property
+    def last_summarized_utterance_id(self) -> int:
+        return self._last_summarized_utterance_id
+
+    def state(self) -> ManagerState:
+        return ManagerState(
+            meeting_id=self.meeting_id,
+            last_seq=self.last_seq,
+            current_topic=self.current_topic,
+            current_topic_id=self.current_topic_id,
+            topic_index=self._topic_index,
+            topic_start_seq=self._topic_start_seq,
+            topic_buffer_start_seq=self._topic_buffer_start_seq,
+            last_summarized_seq=self._last_summarized_utterance_id,
+            turn_count_since_l1=self._turn_count_since_l1,
+            last_l1_update=self._last_l1_update or self._clock(),
+            l1_update_count=self._l1_update_count,
+            detector_state=self._detector.state_dict(),
+            speaker_state=self.speaker_context.state_dict(),
+        )
+
+    # ---------------------------------------------------------------- restore
+
+    async def restore_from_db(self) -> int:
+        """Rebuild this (fresh) manager from the repository. Returns the number of stored
+        utterances found (0: a new meeting)."""
+        from mithub.context.restore import restore_manager
+
+        async with self._lock:
+            return await restore_manager(self, self._repository)

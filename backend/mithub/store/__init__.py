@@ -1,0 +1,1 @@
+"""Meeting storage: the in-memory repository and the SQLAlchemy one (SQLite or PostgreSQL)."""

@@ -1,0 +1,85 @@
+"""In-memory MeetingRepository: the embedded default for the demo and a reference for tests.
+
+It keeps copies, never the manager's own objects, so a "restore" really rebuilds state.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+
+from mithub.context.models import TopicSegment, Utterance
+from mithub.context.repository import ManagerState
+
+
+class InMemoryRepository:
+    def __init__(self) -> None:
+        self._utterances: dict[str, dict[int, Utterance]] = {}
+        self._order: dict[str, list[int]] = {}
+        self._segments: dict[str, dict[str, TopicSegment]] = {}
+        self._states: dict[str, ManagerState] = {}
+        self.commits = 0
+
+    async def append_utterances(self, meeting_id: str, utterances: Sequence[Utterance]) -> None:
+        self._append(meeting_id, utterances)
+        self.commits += 1
+
+    def _append(self, meeting_id: str, utterances: Sequence[Utterance]) -> None:
+        stored = self._utterances.setdefault(meeting_id, {})
+        order = self._order.setdefault(meeting_id, [])
+        for utterance in utterances:
+            if utterance.id not in stored:
+                stored[utterance.id] = utterance.model_copy()
+                bisect.insort(order, utterance.id)
+
+    async def save_l1_update(
+        self,
+        meeting_id: str,
+        *,
+        utterance: Utterance | None,
+        segments: Sequence[TopicSegment],
+        state: ManagerState,
+    ) -> None:
+        if utterance is not None:
+            self._append(meeting_id, [utterance])
+        stored = self._segments.setdefault(meeting_id, {})
+        for segment in segments:
+            stored[segment.id] = segment.model_copy(deep=True)
+        self._states[meeting_id] = state.model_copy(deep=True)
+        self.commits += 1
+
+    async def load_state(self, meeting_id: str) -> tuple[ManagerState | None, list[TopicSegment]]:
+        state = self._states.get(meeting_id)
+        segments = sorted(self._segments.get(meeting_id, {}).values(), key=lambda s: s.start_utterance_id)
+        return (state.model_copy(deep=True) if state else None,
+                [s.model_copy(deep=True) for s in segments])
+
+    async def get_utterances(
+        self, meeting_id: str, *, after_seq: int = 0, until_seq: int | None = None,
+        limit: int | None = None,
+    ) -> list[Utterance]:
+        order = self._order.get(meeting_id, [])
+        start = bisect.bisect_right(order, after_seq)
+        end = len(order) if until_seq is None else bisect.bisect_right(order, until_seq)
+        seqs = order[start:end][:limit] if limit is not None else order[start:end]
+        stored = self._utterances[meeting_id] if seqs else {}
+        return [stored[s] for s in seqs]
+
+    async def get_last_utterances(
+        self, meeting_id: str, limit: int, *, until_seq: int | None = None,
+        speaker_id: str | None = None,
+    ) -> list[Utterance]:
+        candidates = await self.get_utterances(meeting_id, until_seq=until_seq)
+        if speaker_id is not None:
+            candidates = [u for u in candidates if u.speaker_id == speaker_id]
+        return candidates[-limit:] if limit > 0 else []
+
+    async def get_speaker_ids(self, meeting_id: str, *, until_seq: int | None = None) -> list[str]:
+        return list(dict.fromkeys(u.speaker_id for u in await self.get_utterances(meeting_id, until_seq=until_seq)))
+
+    async def last_seq(self, meeting_id: str) -> int:
+        order = self._order.get(meeting_id)
+        return order[-1] if order else 0
+
+    def meeting_ids(self) -> list[str]:
+        return sorted(self._utterances)
