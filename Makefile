@@ -14,8 +14,9 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(PIP) install -e .
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml $(VENV)/.installed
+$(VENV)/.installed-test: pyproject.toml $(VENV)/.installed scripts/install-llm-test-server.sh
 	$(PIP) install -e '.[test]'
+	scripts/install-llm-test-server.sh $(VENV)
 	touch $@
 
 install: $(VENV)/.installed
@@ -23,7 +24,7 @@ install: $(VENV)/.installed
 install-test: $(VENV)/.installed-test
 
 demo: install
-	MITHUB_DEMO=1 $(BIN)/mithub replay $(DEMO_MEETING) --meeting-id demo-ko
+	$(BIN)/mithub replay $(DEMO_MEETING) --meeting-id demo-ko
 
 test: install-test
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -56,3 +56,35 @@ async def test_recursive_update_keeps_earlier_decisions(embedder):
     assert any("2억 4천만" in d for d in second.decisions)
     assert any("4대" in d for d in second.decisions)
     assert second.participants[:3] == ["김지현", "박서준", "이민아"]
+
+
+async def test_llm_summarizer_falls_back_on_broken_json_from_a_real_server(embedder, llm_server):
+    from mithub.config import LLMConfig
+    from mithub.context.summarizer import LLMSummarizer
+    from mithub.llm.openai_compat import OpenAICompatibleClient
+
+    budget = TokenBudgetManager()
+    extractive = ExtractiveSummarizer(embedder, budget, 500)
+    client = OpenAICompatibleClient(LLMConfig(base_url=llm_server, model="smollm2"))
+    # An answer cut off after 8 tokens is never complete JSON: the extractive summary steps in.
+    summarizer = LLMSummarizer(client, extractive, budget, 500, max_output_tokens=8)
+    result = await summarizer.summarize("예산", _utterances())
+    assert result.mode == "extractive" and summarizer.fallbacks == 1
+    assert any("2억 4천만" in d for d in result.decisions)
+    await client.aclose()
+
+
+async def test_llm_summarizer_uses_the_llm_when_it_answers(embedder, llm_server):
+    from mithub.config import LLMConfig
+    from mithub.context.summarizer import LLMSummarizer
+    from mithub.llm.openai_compat import OpenAICompatibleClient
+
+    budget = TokenBudgetManager()
+    client = OpenAICompatibleClient(LLMConfig(base_url=llm_server, model="smollm2", timeout_seconds=120))
+    summarizer = LLMSummarizer(client, ExtractiveSummarizer(embedder, budget, 500), budget, 500)
+    result = await summarizer.summarize("예산", _utterances())
+    # A 135M model's JSON may still break; either way the result is complete and labelled.
+    assert result.mode in ("llm", "extractive") and result.summary
+    assert summarizer.fallbacks == (1 if result.mode == "extractive" else 0)
+    assert segment_tokens(result, budget) <= 500
+    await client.aclose()

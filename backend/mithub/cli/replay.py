@@ -39,6 +39,7 @@ async def _replay(args: argparse.Namespace) -> int:
     from mithub.context.transcript import DEFAULT_MEETING_START, read_transcript
     from mithub.errors import InputError
     from mithub.jsonl import LineErrors
+    from mithub.llm.factory import create_llm_client
     from mithub.store.memory import InMemoryRepository
 
     start = args.start or DEFAULT_MEETING_START
@@ -47,7 +48,8 @@ async def _replay(args: argparse.Namespace) -> int:
     meeting_id = args.meeting_id or args.transcript.stem
     errors = LineErrors(report=lambda e: print(f"warning: {e}", file=sys.stderr))
     clock = ManualClock(start)
-    manager = create_context_manager(meeting_id, InMemoryRepository(), clock=clock)
+    llm = create_llm_client()
+    manager = create_context_manager(meeting_id, InMemoryRepository(), clock=clock, llm=llm)
 
     total = sum(1 for _ in args.transcript.open(encoding="utf-8", errors="replace")) if args.transcript.is_file() else 0
     progress = tqdm(total=total, unit="utt", desc=f"replay {meeting_id}", file=sys.stderr,

@@ -46,8 +46,12 @@ class LLMSummarizer:
         fallback: ExtractiveSummarizer,
         budget: TokenBudgetManager,
         max_tokens: int,
+        *,
+        max_output_tokens: int | None = None,
     ) -> None:
         self._llm = llm
+        # The JSON around the fields costs tokens too; a cut-off answer falls back anyway.
+        self._max_output_tokens = max_output_tokens or max_tokens + 150
         self._fallback = fallback
         self._budget = budget
         self._max_tokens = max_tokens
@@ -67,7 +71,7 @@ class LLMSummarizer:
         try:
             text = await self._llm.complete_json(
                 system=SUMMARY_SYSTEM_PROMPT, user=prompt, schema=SUMMARY_SCHEMA,
-                max_tokens=self._max_tokens + 100,
+                max_tokens=self._max_output_tokens,
             )
             payload = parse_into(text, _LLMSummary)
         except LLMError as exc:

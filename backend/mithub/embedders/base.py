@@ -39,7 +39,7 @@ class CachedEmbedder:
     Misses of one call are embedded in a single batch.
     """
 
-    def __init__(self, inner: Embedder, max_entries: int = 50_000) -> None:
+    def __init__(self, inner: Embedder, max_entries: int = 4096) -> None:
         self.inner = inner
         self.model_id = inner.model_id
         self.dim = inner.dim

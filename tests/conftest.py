@@ -1,0 +1,3 @@
+"""Shared pytest plugins (tests/support is on the path, see pyproject.toml)."""
+
+pytest_plugins = ["mithub_llm_server"]

