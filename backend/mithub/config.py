@@ -87,3 +87,93 @@ def get_context_config() -> ContextConfig:
 @lru_cache(maxsize=1)
 def get_llm_config() -> LLMConfig:
     return LLMConfig()
+
+
+class RetrievalConfig(BaseSettings):
+    """Edge hybrid retrieval (seed 001 §3.3–3.5, seed 004): chunking, channels, fusion."""
+
+    model_config = _settings_config("RETRIEVAL_")
+
+    # Embedders: the dense channel's model was chosen by benchmarks/retrieval.py (RESULTS.md);
+    # Tri-Graph embeds every sentence and entity, so it defaults to the fast USE model.
+    embedding_model: str = Field("e5-small", description="dense channel embedder name")
+    trigraph_embedding_model: str = Field("use-multilingual", description="Tri-Graph embedder")
+    st_model_path: str = Field("", description="local sentence-transformers model folder")
+    embed_threads: int = Field(1, ge=1, description="threads per embedding call")
+    embed_batch_size: int = Field(32, ge=1)
+
+    # Chunking
+    window_sentences: int = Field(5, ge=1, description="W: sentences per JSONL chunk")
+    window_stride: int = Field(2, ge=1, description="S: sentence stride between chunks")
+    markdown_chunk_size: int = Field(1000, ge=100, description="characters per Markdown chunk")
+    markdown_chunk_overlap: int = Field(200, ge=0)
+
+    # Tri-Graph entities (LLM-free) and retrieval (Algorithm 1)
+    entity_min_df: int = Field(2, ge=1, description="entities in fewer sentences are dropped")
+    entity_max_df_ratio: float = Field(0.05, gt=0, le=1, description="drop entities more common")
+    entity_max_df_floor: int = Field(50, ge=1, description="max-df never below this many")
+    seed_entities: int = Field(10, ge=1, description="k_e")
+    seed_threshold: float = Field(0.35, description="tau_e: min query-entity cosine")
+    bridge_sentences: int = Field(3, ge=1, description="k_s: sentences kept per entity")
+    bridge_iterations: int = Field(3, ge=0, description="T: entity-sentence-entity hops")
+    max_active_entities: int = Field(64, ge=1)
+    max_candidate_chunks: int = Field(256, ge=1)
+    seed_from_channels: int = Field(3, ge=0, description="top dense/sparse hits seeding Tri-Graph")
+    use_ppr: bool = True
+    ppr_damping: float = Field(0.85, gt=0, lt=1)
+    ppr_iterations: int = Field(16, ge=1)
+
+    # Fusion (weighted RRF)
+    rrf_k: int = Field(60, ge=0)
+    weight_dense: float = Field(0.45, ge=0)
+    weight_sparse: float = Field(0.35, ge=0)
+    weight_trigraph: float = Field(0.20, ge=0)
+    adaptive_weights: bool = True
+    korean_sparse_boost: float = Field(2.0, gt=0, description="sparse x this for Hangul queries")
+    numeric_sparse_boost: float = Field(1.5, gt=0, description="sparse x this for numbers/units")
+    causal_trigraph_boost: float = Field(1.5, gt=0, description="trigraph x this for why/how")
+    channel_depth: int = Field(100, ge=1, description="ranked hits each channel hands to fusion")
+    top_k: int = Field(4, ge=1, description="hits returned by default (seed 001 §3.7)")
+
+
+@lru_cache(maxsize=1)
+def get_retrieval_config() -> RetrievalConfig:
+    return RetrievalConfig()
+
+
+class DatabaseConfig(BaseSettings):
+    """Meeting store: the source of truth (seed 002 §3.2, §9.4). SQLite file or PostgreSQL."""
+
+    model_config = _settings_config("DB_")
+
+    url: str = Field(
+        "sqlite+aiosqlite:///./data/mithub.db", validation_alias="DATABASE_URL",
+        description="sqlite+aiosqlite:///PATH (embedded, created on first use) or "
+        "postgresql+asyncpg://USER:PASSWORD@HOST:PORT/DB",
+    )
+    auto_migrate: bool = Field(True, description="apply pending migrations when a store opens")
+    pool_size: int = Field(5, ge=1, description="PostgreSQL connections kept open")
+    max_overflow: int = Field(5, ge=0, description="extra PostgreSQL connections under load")
+    pool_timeout_seconds: float = Field(10.0, gt=0, description="wait for a free connection")
+    connect_timeout_seconds: float = Field(5.0, gt=0)
+    sqlite_synchronous: str = Field(
+        "FULL", pattern="^(FULL|NORMAL|EXTRA)$",
+        description="FULL: a commit survives power loss; NORMAL: only a process crash",
+    )
+    retry_initial_seconds: float = Field(0.2, gt=0, description="first retry delay in an outage")
+    retry_max_seconds: float = Field(5.0, gt=0, description="retry delay cap (exponential backoff)")
+    write_queue_max: int = Field(
+        10000, ge=1, description="utterances buffered in memory during an outage; more = back-pressure"
+    )
+    lease_ttl_seconds: float = Field(
+        30.0, gt=0, description="a meeting's writer lease expires this long after its last renewal"
+    )
+    lease_wait_seconds: float = Field(
+        -1.0, description="how long `mithub replay` waits for another writer's lease; -1 = one TTL + 5 s"
+    )
+    embedding_cache: bool = Field(True, description="store utterance embeddings for fast restore")
+
+
+@lru_cache(maxsize=1)
+def get_database_config() -> DatabaseConfig:
+    return DatabaseConfig()

@@ -22,7 +22,27 @@ def _use() -> Embedder:
     return USEEmbedder()
 
 
+def _e5() -> Embedder:
+    from mithub.config import get_retrieval_config
+    from mithub.embedders.e5 import E5Embedder
+
+    config = get_retrieval_config()
+    return E5Embedder(threads=config.embed_threads, batch_size=config.embed_batch_size)
+
+
+def _sentence_transformers() -> Embedder:
+    from mithub.config import get_retrieval_config
+    from mithub.embedders.sentence_transformers import SentenceTransformerEmbedder
+
+    config = get_retrieval_config()
+    return SentenceTransformerEmbedder(
+        config.st_model_path, threads=config.embed_threads, batch_size=config.embed_batch_size
+    )
+
+
 register("use-multilingual", _use)
+register("e5-small", _e5)
+register("sentence-transformers", _sentence_transformers)
 
 
 def available_embedders() -> list[str]:

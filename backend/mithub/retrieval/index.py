@@ -1,0 +1,305 @@
+"""HybridIndex: one directory holding the dense, sparse and Tri-Graph channels over the same
+chunk rows, `meta.json` checked at load, weighted-RRF search, and incremental growth
+(documents or finished meetings) without a rebuild."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import structlog
+from tqdm import tqdm
+
+from mithub.config import RetrievalConfig, get_retrieval_config
+from mithub.context.models import TopicSegment, Utterance
+from mithub.embedders import load_embedder
+from mithub.embedders.base import Embedder
+from mithub.errors import IndexFormatError, InputError, MitHubError
+from mithub.retrieval import dense, fusion, sparse
+from mithub.retrieval.meetings import meeting_chunks
+from mithub.retrieval.models import CHANNELS, INDEX_FORMAT_VERSION, ChannelName, Chunk, Hit, IndexMeta
+from mithub.retrieval.trigraph import TriGraph
+
+logger = structlog.get_logger(__name__)
+META_FILE = "meta.json"
+
+
+def corpus_hash(chunks: Iterable[Chunk], previous: str = "") -> str:
+    digest = hashlib.blake2b(previous.encode(), digest_size=16)
+    for chunk in chunks:
+        digest.update(chunk.id.encode() + b"\x00" + chunk.text.encode() + b"\x01")
+    return digest.hexdigest()
+
+
+class HybridIndex:
+    """Implements the `Retriever` port."""
+
+    def __init__(
+        self,
+        directory: Path,
+        config: RetrievalConfig,
+        meta: IndexMeta,
+        chunks: list[Chunk],
+        embedder: Embedder | None,
+        tri_embedder: Embedder | None,
+        channels: dict[str, object],
+    ) -> None:
+        self.directory = directory
+        self.config = config
+        self.meta = meta
+        self.chunks = chunks
+        self.embedder = embedder
+        self.tri_embedder = tri_embedder
+        self.dense: dense.DenseIndex | None = channels.get("dense")  # type: ignore[assignment]
+        self.sparse: sparse.SparseIndex | None = channels.get("sparse")  # type: ignore[assignment]
+        self.trigraph: TriGraph | None = channels.get("trigraph")  # type: ignore[assignment]
+        self._row_of = {c.id: i for i, c in enumerate(chunks)}
+
+    @property
+    def channels(self) -> list[ChannelName]:
+        return [name for name in CHANNELS if getattr(self, name) is not None]
+
+    # --- build ----------------------------------------------------------------------
+
+    @classmethod
+    def build(
+        cls,
+        chunks: Iterable[Chunk],
+        directory: Path,
+        config: RetrievalConfig | None = None,
+        *,
+        embedder: Embedder | None = None,
+        tri_embedder: Embedder | None = None,
+        progress: bool = True,
+    ) -> HybridIndex:
+        config = config or get_retrieval_config()
+        started = time.perf_counter()
+        unique = _unique(chunks)
+        if not unique:
+            raise InputError("no chunks to index: the corpus is empty or every line was skipped", source=directory)
+        embedder = embedder or load_embedder(config.embedding_model)
+        tri_embedder = tri_embedder or load_embedder(config.trigraph_embedding_model)
+        directory.mkdir(parents=True, exist_ok=True)
+        texts = [c.text for c in unique]
+        vectors = _embed_with_progress(embedder, texts, "dense", progress)
+        dense_index = dense.DenseIndex.build(vectors)
+        sparse_index = sparse.SparseIndex.build([sparse.tokenize(t) for t in tqdm(texts, desc="sparse", disable=not progress)])
+        with tqdm(desc="trigraph", unit="text", disable=not progress) as bar:
+            graph = TriGraph.build([c.id for c in unique], texts, tri_embedder, config, progress=bar.update)
+        meta = IndexMeta(
+            model_id=embedder.model_id,
+            dim=embedder.dim,
+            trigraph_model_id=tri_embedder.model_id,
+            trigraph_dim=tri_embedder.dim,
+            corpus_hash=corpus_hash(unique),
+            chunks=len(unique),
+            documents=len({c.doc_id for c in unique}),
+            channels=list(CHANNELS),
+            built_at=datetime.now(timezone.utc),
+        )
+        index = cls(directory, config, meta, unique, embedder, tri_embedder,
+                    {"dense": dense_index, "sparse": sparse_index, "trigraph": graph})
+        index.meta.build_seconds = round(time.perf_counter() - started, 3)
+        index.save()
+        logger.info("retrieval_index_built", chunks=meta.chunks, documents=meta.documents,
+                    seconds=index.meta.build_seconds, directory=str(directory))
+        return index
+
+    def save(self) -> None:
+        dense.save_docs(self.directory, self.chunks)
+        if self.dense is not None:
+            self.dense.save(self.directory)
+        if self.sparse is not None:
+            self.sparse.save(self.directory)
+        if self.trigraph is not None:
+            self.trigraph.save(self.directory, self.meta.corpus_hash)
+        (self.directory / META_FILE).write_text(self.meta.model_dump_json(indent=2), encoding="utf-8")
+
+    # --- load -----------------------------------------------------------------------
+
+    @classmethod
+    def load(
+        cls,
+        directory: Path,
+        config: RetrievalConfig | None = None,
+        *,
+        embedder: Embedder | None = None,
+        tri_embedder: Embedder | None = None,
+    ) -> HybridIndex:
+        config = config or get_retrieval_config()
+        meta = read_meta(directory)
+        chunks = dense.load_docs(directory)
+        embedder = embedder or load_embedder(config.embedding_model)
+        check_embedder(meta.model_id, meta.dim, embedder, "RETRIEVAL_EMBEDDING_MODEL")
+        loaded: dict[str, object] = {}
+        _try_load(loaded, "dense", lambda: dense.DenseIndex.load(directory))
+        _try_load(loaded, "sparse", lambda: sparse.SparseIndex.load(directory))
+
+        if meta.trigraph_model_id:
+            tri_embedder = tri_embedder or _optional_embedder(config.trigraph_embedding_model)
+            if tri_embedder is not None:
+                check_embedder(meta.trigraph_model_id, meta.trigraph_dim or 0, tri_embedder,
+                               "RETRIEVAL_TRIGRAPH_EMBEDDING_MODEL")
+                _try_load(loaded, "trigraph", lambda: TriGraph.load(directory))
+        if not loaded:
+            raise IndexFormatError(f"{directory}: no retrieval channel could be loaded; rebuild the index")
+        for name, channel in loaded.items():
+            size = len(channel.chunk_ids) if isinstance(channel, TriGraph) else channel.size  # type: ignore[attr-defined]
+            if size != len(chunks):
+                raise IndexFormatError(f"{directory}: {name} has {size} rows for {len(chunks)} chunks; rebuild the index")
+        dense.use_single_thread()
+        return cls(directory, config, meta, chunks, embedder, tri_embedder, loaded)
+
+    # --- search ---------------------------------------------------------------------
+
+    def channel_rankings(
+        self, query: str, channels: Sequence[str] | None = None, depth: int | None = None
+    ) -> dict[str, list[int]]:
+        """Each channel's ranked chunk rows for `query` (channels not loaded are skipped)."""
+        wanted = [c for c in (channels or CHANNELS) if c in self.channels]
+        depth = depth or self.config.channel_depth
+        rankings: dict[str, list[int]] = {}
+        if "dense" in wanted and self.dense is not None and self.embedder is not None:
+            rows, _ = self.dense.search(self.embedder.embed_queries([query])[0], depth)
+            rankings["dense"] = rows.tolist()
+        if "sparse" in wanted and self.sparse is not None:
+            rows, _ = self.sparse.search(query, depth)
+            rankings["sparse"] = rows.tolist()
+        if "trigraph" in wanted and self.trigraph is not None and self.tri_embedder is not None:
+            seeds = _channel_seeds(rankings, self.config.seed_from_channels)
+            vector = self.tri_embedder.embed_queries([query])[0]
+            rows, _ = self.trigraph.search(vector, depth, self.config, seeds)
+            rankings["trigraph"] = rows.tolist()
+        return rankings
+
+    def fuse(self, query: str, rankings: dict[str, list[int]], top_k: int) -> list[Hit]:
+        weights = fusion.adaptive_weights(query, self.config).as_dict()
+        if len(rankings) == 1:
+            weights = dict.fromkeys(rankings, 1.0)
+        fused = fusion.weighted_rrf(
+            {name: [self.chunks[r].id for r in rows] for name, rows in rankings.items()}, weights, self.config.rrf_k
+        )
+        positions = {name: {r: i for i, r in enumerate(rows)} for name, rows in rankings.items()}
+        hits = []
+        for chunk_id, score in fused[:top_k]:
+            row = self._row_of[chunk_id]
+            chunk = self.chunks[row]
+            ranks = {name: pos[row] for name, pos in positions.items() if row in pos}
+            hits.append(Hit(chunk_id=chunk.id, doc_id=chunk.doc_id, text=chunk.text, score=score,
+                            source=chunk.source, channel_ranks=ranks))
+        return hits
+
+    def search(
+        self, query: str, top_k: int | None = None, channels: Sequence[ChannelName] | None = None
+    ) -> list[Hit]:
+        top_k = top_k or self.config.top_k
+        started = time.perf_counter()
+        hits = self.fuse(query, self.channel_rankings(query, channels), top_k)
+        logger.debug("retrieval_searched", hits=len(hits), ms=round((time.perf_counter() - started) * 1000, 2))
+        return hits
+
+    # --- grow -----------------------------------------------------------------------
+
+    def add_chunks(self, chunks: Iterable[Chunk]) -> int:
+        """Append chunks to every loaded channel and save; ids already indexed are skipped."""
+        new = [c for c in _unique(chunks) if c.id not in self._row_of]
+        if not new:
+            return 0
+        texts = [c.text for c in new]
+        if self.dense is not None and self.embedder is not None:
+            self.dense.add(self.embedder.embed_documents(texts))
+        if self.sparse is not None:
+            self.sparse.add([sparse.tokenize(t) for t in texts])
+        if self.trigraph is not None and self.tri_embedder is not None:
+            self.trigraph.add([c.id for c in new], texts, self.tri_embedder, self.config)
+        self.chunks.extend(new)
+        self._row_of.update({c.id: len(self._row_of) + i for i, c in enumerate(new)})
+        self.meta.corpus_hash = corpus_hash(new, self.meta.corpus_hash)
+        self.meta.chunks = len(self.chunks)
+        self.meta.documents = len({c.doc_id for c in self.chunks})
+        self.save()
+        logger.info("retrieval_chunks_added", chunks=len(new), total=self.meta.chunks)
+        return len(new)
+
+    def add_meeting(self, meeting_id: str, segments: Sequence[TopicSegment], utterances: Sequence[Utterance]) -> int:
+        """Index a finished meeting's topic segments and utterances; calling it again with more
+        of the same meeting adds only what is new."""
+        added = self.add_chunks(meeting_chunks(meeting_id, segments, utterances))
+        if meeting_id not in self.meta.meetings:
+            self.meta.meetings.append(meeting_id)
+            self.save()
+        logger.info("retrieval_meeting_indexed", meeting_id=meeting_id, chunks=added)
+        return added
+
+
+def read_meta(directory: Path) -> IndexMeta:
+    path = directory / META_FILE
+    if not path.is_file():
+        raise IndexFormatError(f"{path} not found; build the index first: mithub index build --input PATH --out {directory}")
+    meta = IndexMeta.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    if meta.format_version != INDEX_FORMAT_VERSION:
+        raise IndexFormatError(
+            f"{directory} has index format {meta.format_version}, this version reads {INDEX_FORMAT_VERSION}; "
+            "rebuild it with `mithub index build`"
+        )
+    return meta
+
+
+def check_embedder(model_id: str, dim: int, embedder: Embedder, setting: str) -> None:
+    if embedder.model_id != model_id or embedder.dim != dim:
+        raise IndexFormatError(
+            f"index was built with embedder {model_id!r} ({dim} dims) but {setting} gives "
+            f"{embedder.model_id!r} ({embedder.dim} dims); set {setting} to the index's model or rebuild the index"
+        )
+
+
+def _try_load(loaded: dict[str, object], name: str, load) -> None:  # noqa: ANN001
+    """A channel that fails to load is dropped with a warning; the others still serve."""
+    try:
+        loaded[name] = load()
+    except (MitHubError, OSError, ValueError, RuntimeError, KeyError) as exc:
+        logger.warning("retrieval_channel_dropped", channel=name, error=f"{type(exc).__name__}: {exc}")
+
+
+def _optional_embedder(name: str) -> Embedder | None:
+    try:
+        return load_embedder(name)
+    except MitHubError as exc:
+        logger.warning("retrieval_channel_dropped", channel="trigraph", error=str(exc))
+        return None
+
+
+def _channel_seeds(rankings: dict[str, list[int]], per_channel: int) -> list[tuple[int, float]]:
+    """The top hits of dense and sparse as Tri-Graph seeds, weighted 1 / (rank + 1)."""
+    seeds: dict[int, float] = {}
+    for rows in rankings.values():
+        for rank, row in enumerate(rows[:per_channel]):
+            seeds[row] = max(seeds.get(row, 0.0), 1.0 / (rank + 1))
+    return list(seeds.items())
+
+
+def _unique(chunks: Iterable[Chunk]) -> list[Chunk]:
+    seen: set[str] = set()
+    out = []
+    for chunk in chunks:
+        if chunk.id in seen:
+            logger.warning("retrieval_duplicate_chunk_skipped", chunk_id=chunk.id)
+            continue
+        seen.add(chunk.id)
+        out.append(chunk)
+    return out
+
+
+def _embed_with_progress(embedder: Embedder, texts: Sequence[str], label: str, progress: bool) -> np.ndarray:
+    batch = 64
+    parts = [np.zeros((0, embedder.dim), np.float32)]
+    with tqdm(total=len(texts), desc=label, unit="chunk", disable=not progress) as bar:
+        for start in range(0, len(texts), batch):
+            parts.append(embedder.embed_documents(list(texts[start : start + batch])))
+            bar.update(min(batch, len(texts) - start))
+    return np.concatenate(parts)

@@ -1,0 +1,234 @@
+"""Tri-Graph channel (seed 001 §3.3.5, §3.4): Entity–Sentence–Chunk graph built from
+containment only (no relation extraction, no LLM), artefacts in `trigraph/`:
+`entity_embeddings.npy`, `sentence_embeddings.npy` (float16), `sentence_chunk_idx.npy`,
+`chunk_ids.json`, `entities.json`, CSR `s2e.npz`, `e2s.npz`, `e2c.npz`, and `meta.json`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import faiss
+import numpy as np
+
+from mithub.config import RetrievalConfig
+from mithub.embedders.base import Embedder, l2_normalize
+from mithub.errors import IndexFormatError
+from mithub.retrieval import bridging
+from mithub.retrieval.csr import CSR
+from mithub.retrieval.entities import filter_by_df, sentence_entities
+from mithub.text import split_sentences
+
+TRIGRAPH_DIR = "trigraph"
+Progress = Callable[[int], None]
+
+
+class TriGraph:
+    def __init__(
+        self,
+        chunk_ids: list[str],
+        entities: list[str],
+        entity_vectors: np.ndarray,
+        sentence_vectors: np.ndarray,
+        sentence_chunk: np.ndarray,
+        s2e: CSR,
+        meta: dict,
+    ) -> None:
+        self.chunk_ids = chunk_ids
+        self.entities = entities
+        self.entity_vectors = entity_vectors
+        self.sentence_vectors = sentence_vectors
+        self.sentence_chunk = sentence_chunk.astype(np.int32)
+        self.s2e = s2e
+        self.meta = meta
+        self._derive()
+
+    def _derive(self) -> None:
+        """Adjacency derived from s2e (e2s, e2c, chunk->sentences) and the entity search index."""
+        self.e2s = self.s2e.transpose()
+        self.e2c = self.e2s.map_columns(self.sentence_chunk, len(self.chunk_ids))
+        rows = np.arange(len(self.sentence_chunk))
+        self.c2s = CSR.from_pairs(self.sentence_chunk, rows, (len(self.chunk_ids), len(rows)))
+        self.entity_lookup = {name: i for i, name in enumerate(self.entities)}
+        dim = int(self.entity_vectors.shape[1]) if self.entity_vectors.ndim == 2 else int(self.meta["dim"])
+        # FAISS keeps the vectors as fp16 too and scores them with SIMD; numpy fp16 matmul is slow.
+        self.entity_index = faiss.IndexScalarQuantizer(dim, faiss.ScalarQuantizer.QT_fp16, faiss.METRIC_INNER_PRODUCT)
+        for start in range(0, len(self.entities), 65536):
+            self.entity_index.add(np.asarray(self.entity_vectors[start : start + 65536], dtype=np.float32))
+
+    # --- build / grow ---------------------------------------------------------------
+
+    @classmethod
+    def build(
+        cls,
+        chunk_ids: Sequence[str],
+        texts: Sequence[str],
+        embedder: Embedder,
+        config: RetrievalConfig,
+        progress: Progress | None = None,
+    ) -> TriGraph:
+        sentences, owners = _sentences_of(texts, offset=0)
+        found = [sentence_entities(s) for s in sentences]
+        entities = filter_by_df(found, config.entity_min_df, config.entity_max_df_ratio, config.entity_max_df_floor)
+        lookup = {name: i for i, name in enumerate(entities)}
+        s2e = _s2e(found, lookup, 0, len(entities))
+        meta = {"model_id": embedder.model_id, "dim": embedder.dim}
+        graph = cls(
+            list(chunk_ids),
+            entities,
+            _embed(embedder, entities, progress),
+            _embed(embedder, sentences, progress),
+            owners,
+            s2e,
+            meta,
+        )
+        graph.meta.update(graph.stats())
+        return graph
+
+    def add(self, chunk_ids: Sequence[str], texts: Sequence[str], embedder: Embedder, config: RetrievalConfig) -> None:
+        """Append chunks without rebuilding: their sentences link to known entities, and
+        candidates new to the graph join when the new text mentions them in `min_df` sentences."""
+        sentences, owners = _sentences_of(texts, offset=len(self.chunk_ids))
+        found = [sentence_entities(s) for s in sentences]
+        fresh = [
+            e for e in filter_by_df(found, config.entity_min_df, 1.0, config.entity_max_df_floor)
+            if e not in self.entity_lookup
+        ]
+        entities = self.entities + fresh
+        lookup = {name: i for i, name in enumerate(entities)}
+        new_rows = _s2e(found, lookup, 0, len(entities))
+        old = self.s2e
+        s2e = CSR.from_pairs(
+            np.concatenate([old.rows_of_entries(), new_rows.rows_of_entries() + old.shape[0]]),
+            np.concatenate([old.indices, new_rows.indices]),
+            (old.shape[0] + new_rows.shape[0], len(entities)),
+        )
+        self.entity_vectors = np.concatenate([np.asarray(self.entity_vectors), _embed(embedder, fresh, None)])
+        self.sentence_vectors = np.concatenate([np.asarray(self.sentence_vectors), _embed(embedder, sentences, None)])
+        self.sentence_chunk = np.concatenate([self.sentence_chunk, owners]).astype(np.int32)
+        self.chunk_ids = self.chunk_ids + list(chunk_ids)
+        self.entities, self.s2e = entities, s2e
+        self._derive()
+        self.meta.update(self.stats())
+
+    def stats(self) -> dict[str, int]:
+        return {
+            "chunks": len(self.chunk_ids),
+            "sentences": int(self.s2e.shape[0]),
+            "entities": len(self.entities),
+            "entity_sentence_edges": int(self.s2e.indices.size),
+            "entity_chunk_edges": int(self.e2c.indices.size),
+        }
+
+    # --- disk -------------------------------------------------------------------------
+
+    def save(self, directory: Path, corpus_hash: str) -> None:
+        target = directory / TRIGRAPH_DIR
+        target.mkdir(parents=True, exist_ok=True)
+        np.save(target / "entity_embeddings.npy", np.asarray(self.entity_vectors, np.float16), allow_pickle=False)
+        np.save(target / "sentence_embeddings.npy", np.asarray(self.sentence_vectors, np.float16), allow_pickle=False)
+        np.save(target / "sentence_chunk_idx.npy", self.sentence_chunk, allow_pickle=False)
+        _write_json(target / "chunk_ids.json", self.chunk_ids)
+        _write_json(target / "entities.json", self.entities)
+        self.s2e.save(target / "s2e.npz")
+        self.e2s.save(target / "e2s.npz")
+        self.e2c.save(target / "e2c.npz")
+        self.meta.update(corpus_hash=corpus_hash)
+        _write_json(target / "meta.json", self.meta)
+
+    @classmethod
+    def load(cls, directory: Path) -> TriGraph:
+        target = directory / TRIGRAPH_DIR
+        if not (target / "meta.json").is_file():
+            raise IndexFormatError(f"{target}/meta.json is missing; rebuild the index with `mithub index build`")
+        meta = json.loads((target / "meta.json").read_text(encoding="utf-8"))
+        return cls(
+            json.loads((target / "chunk_ids.json").read_text(encoding="utf-8")),
+            json.loads((target / "entities.json").read_text(encoding="utf-8")),
+            np.load(target / "entity_embeddings.npy", mmap_mode="r", allow_pickle=False),
+            np.load(target / "sentence_embeddings.npy", mmap_mode="r", allow_pickle=False),
+            np.load(target / "sentence_chunk_idx.npy", allow_pickle=False),
+            CSR.load(target / "s2e.npz"),
+            meta,
+        )
+
+    # --- search (Algorithm 1) -----------------------------------------------------------
+
+    def search(
+        self,
+        query_vector: np.ndarray,
+        top_k: int,
+        config: RetrievalConfig,
+        seed_chunks: Sequence[tuple[int, float]] = (),
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(chunk rows, scores) best first. `seed_chunks` are (row, weight) hits of the other
+        channels: the entities of their best sentences join the query's seed entities, so the
+        walk starts at the first hop and can reach the second."""
+        query = l2_normalize(query_vector.reshape(1, -1))[0]
+
+        def sentence_sims(rows: np.ndarray) -> np.ndarray:
+            return np.asarray(self.sentence_vectors[rows], np.float32) @ query
+
+        seeds = self._seed_entities(query, config, seed_chunks, sentence_sims)
+        settings = bridging.BridgeSettings(
+            config.bridge_sentences, config.bridge_iterations, config.max_active_entities, config.max_candidate_chunks
+        )
+        active = bridging.expand_entities(seeds, self.e2s, self.s2e, sentence_sims, settings)
+        chunk_scores = bridging.score_chunks(active, self.e2c, config.max_candidate_chunks)
+        if config.use_ppr:
+            chunk_scores = bridging.personalized_pagerank(active, chunk_scores, self.e2c, config.ppr_damping, config.ppr_iterations)
+        ranked = sorted(chunk_scores.items(), key=lambda kv: -kv[1])[:top_k]
+        rows = np.array([c for c, _ in ranked], dtype=np.int64)
+        return rows, np.array([s for _, s in ranked], dtype=np.float32)
+
+    def _seed_entities(self, query, config, seed_chunks, sentence_sims) -> dict[int, float]:  # noqa: ANN001
+        seeds: dict[int, float] = {}
+        if self.entities:
+            sims, ids = self.entity_index.search(query.reshape(1, -1).astype(np.float32), min(config.seed_entities, len(self.entities)))
+            for entity, sim in zip(ids[0].tolist(), sims[0].tolist(), strict=True):
+                if entity >= 0 and sim >= config.seed_threshold:
+                    seeds[entity] = float(sim)
+        for row, weight in seed_chunks:
+            sentences = self.c2s.row(row).astype(np.int64)
+            if not sentences.size:
+                continue
+            chosen, chosen_sims = bridging.top_sentences(sentences, sentence_sims(sentences), config.bridge_sentences)
+            for sentence, sim in zip(chosen.tolist(), chosen_sims.tolist(), strict=True):
+                for entity in self.s2e.row(sentence).tolist():
+                    seeds[entity] = max(seeds.get(entity, 0.0), weight * max(sim, 0.0))
+        return seeds
+
+
+def _sentences_of(texts: Sequence[str], offset: int) -> tuple[list[str], np.ndarray]:
+    sentences: list[str] = []
+    owners: list[int] = []
+    for row, text in enumerate(texts):
+        for sentence in split_sentences(text) or [text]:
+            sentences.append(sentence)
+            owners.append(offset + row)
+    return sentences, np.asarray(owners, dtype=np.int32)
+
+
+def _s2e(found: Sequence[set[str]], lookup: dict[str, int], row_offset: int, n_entities: int) -> CSR:
+    rows, cols = [], []
+    for row, names in enumerate(found):
+        for name in names:
+            column = lookup.get(name)
+            if column is not None:
+                rows.append(row + row_offset)
+                cols.append(column)
+    return CSR.from_pairs(np.asarray(rows), np.asarray(cols), (row_offset + len(found), n_entities))
+
+
+def _embed(embedder: Embedder, texts: Sequence[str], progress: Progress | None, batch: int = 256) -> np.ndarray:
+    parts = [np.zeros((0, embedder.dim), np.float32)]
+    for start in range(0, len(texts), batch):
+        parts.append(embedder.embed_documents(list(texts[start : start + batch])))
+        if progress is not None:
+            progress(min(batch, len(texts) - start))
+    return np.concatenate(parts).astype(np.float16)
+
+
+def _write_json(path: Path, value: object) -> None:
+    path.write_text(json.dumps(value, ensure_ascii=False), encoding="utf-8")
