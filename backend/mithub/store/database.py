@@ -1,0 +1,110 @@
+"""Opening the meeting store: one async engine for SQLite (embedded) or PostgreSQL.
+
+The same code path serves both; only connection set-up differs. SQLite gets WAL (readers
+never block the writer), a busy timeout (a second process waits instead of failing) and
+real transactions (pysqlite's implicit ones would not cover reads before a write).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import structlog
+from sqlalchemy import event
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+from mithub.config import DatabaseConfig
+from mithub.errors import ConfigError
+
+logger = structlog.get_logger(__name__)
+
+SUPPORTED = ("sqlite+aiosqlite", "postgresql+asyncpg")
+
+
+def parse_database_url(url: str) -> URL:
+    """Validate a DATABASE_URL; the error names the two supported forms."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError as exc:
+        raise ConfigError(f"DATABASE_URL {url!r} is not a database URL; use "
+                          "sqlite+aiosqlite:///PATH or postgresql+asyncpg://USER@HOST/DB") from exc
+    if parsed.drivername == "postgresql":
+        parsed = parsed.set(drivername="postgresql+asyncpg")
+    if parsed.drivername not in SUPPORTED:
+        raise ConfigError(f"DATABASE_URL driver {parsed.drivername!r} is not supported; use "
+                          "sqlite+aiosqlite:///PATH or postgresql+asyncpg://USER@HOST/DB")
+    if parsed.drivername.startswith("sqlite") and parsed.database in (None, "", ":memory:"):
+        raise ConfigError("an in-memory SQLite database is lost on exit; give a file path, "
+                          "e.g. sqlite+aiosqlite:///./data/mithub.db")
+    return parsed
+
+
+@dataclass(frozen=True)
+class Database:
+    """An open store: the engine and what kind of database is behind it."""
+
+    engine: AsyncEngine
+    url: URL
+
+    @property
+    def dialect(self) -> str:
+        return self.engine.dialect.name
+
+    @property
+    def display_url(self) -> str:
+        return self.url.render_as_string(hide_password=True)
+
+    async def dispose(self) -> None:
+        await self.engine.dispose()
+
+
+def _sqlite_engine(url: URL, config: DatabaseConfig) -> AsyncEngine:
+    assert url.database is not None
+    Path(url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    engine = create_async_engine(
+        url, connect_args={"timeout": config.connect_timeout_seconds}, pool_timeout=config.pool_timeout_seconds
+    )
+    synchronous = config.sqlite_synchronous
+
+    @event.listens_for(engine.sync_engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Autocommit at the driver level; SQLAlchemy's "begin" event below opens the
+        # transaction, so a transaction covers every statement, reads included.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA synchronous={synchronous}")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA busy_timeout={int(config.connect_timeout_seconds * 1000)}")
+        cursor.close()
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def _on_begin(connection: Any) -> None:
+        connection.exec_driver_sql("BEGIN")
+
+    return engine
+
+
+def _postgres_engine(url: URL, config: DatabaseConfig) -> AsyncEngine:
+    return create_async_engine(
+        url,
+        pool_size=config.pool_size,
+        max_overflow=config.max_overflow,
+        pool_timeout=config.pool_timeout_seconds,
+        connect_args={"timeout": config.connect_timeout_seconds},
+    )
+
+
+def create_database(url: str, config: DatabaseConfig | None = None) -> Database:
+    """An engine for `url` (no I/O yet). Apply migrations with `mithub.store.migrate`."""
+    config = config or DatabaseConfig()
+    parsed = parse_database_url(url)
+    if parsed.drivername.startswith("sqlite"):
+        engine = _sqlite_engine(parsed, config)
+    else:
+        engine = _postgres_engine(parsed, config)
+    return Database(engine=engine, url=parsed)

@@ -1,0 +1,189 @@
+"""One writer per meeting: a lease row (meeting_id, owner, expires_at) with a heartbeat.
+
+A row rather than a PostgreSQL advisory lock, so SQLite behaves the same and the lease
+outlives a dropped connection (a database blip must not hand the meeting to a second
+worker). The owner renews the lease every TTL/3 and on every write (see `fence`); anyone
+may take a lease whose `expires_at` has passed, which is how another worker picks up the
+meeting of a crashed one. Times are the workers' UTC clocks: keep them NTP-synchronised,
+with a TTL far above their skew.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import secrets
+import socket
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+import structlog
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from mithub.errors import LeaseError
+from mithub.store.catalog import LEASES
+
+if TYPE_CHECKING:
+    from mithub.store.catalog import SqlCatalog
+
+logger = structlog.get_logger(__name__)
+
+
+def default_owner() -> str:
+    """host:pid:random — unique per process, readable in an error message."""
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+
+
+@dataclass
+class MeetingLease:
+    """A held lease. `release()` ends it; the heartbeat task renews it until then."""
+
+    manager: LeaseManager
+    meeting_id: str
+    ttl_seconds: float
+    lost: bool = False
+    _heartbeat: asyncio.Task[None] | None = field(default=None, repr=False)
+
+    def start_heartbeat(self) -> None:
+        self._heartbeat = asyncio.create_task(self._beat(), name=f"lease-heartbeat-{self.meeting_id}")
+
+    async def _beat(self) -> None:
+        interval = self.ttl_seconds / 3
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                still_owner = await self.manager.renew(self.meeting_id)
+            except Exception as exc:  # noqa: BLE001 - a failed heartbeat must not kill the worker
+                logger.warning("meeting_lease_heartbeat_failed", meeting_id=self.meeting_id,
+                               error=f"{type(exc).__name__}: {exc}")
+                continue
+            if not still_owner:
+                self.lost = True
+                logger.error("meeting_lease_lost", meeting_id=self.meeting_id, owner=self.manager.owner)
+                return
+
+    async def release(self) -> None:
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._heartbeat
+            self._heartbeat = None
+        if not self.lost:
+            await self.manager.release(self.meeting_id)
+
+
+class LeaseManager:
+    """Takes, renews, checks and releases meeting leases for one owner."""
+
+    def __init__(self, catalog: SqlCatalog, owner: str) -> None:
+        self._catalog = catalog
+        self.owner = owner
+        self.held: dict[str, float] = {}  # meeting_id -> TTL seconds
+
+    def _now(self) -> datetime:
+        return self._catalog._clock()
+
+    async def acquire(
+        self, meeting_id: str, *, ttl_seconds: float, wait_seconds: float = 0.0, heartbeat: bool = True
+    ) -> MeetingLease:
+        """Take the meeting's lease, waiting up to `wait_seconds` for another owner's lease to
+        expire. Raises LeaseError naming the owner and the expiry when it stays taken."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + max(wait_seconds, 0.0)
+        while True:
+            error = await self._try_acquire(meeting_id, ttl_seconds)
+            if error is None:
+                break
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise error
+            logger.info("meeting_lease_wait", meeting_id=meeting_id, reason=str(error))
+            await asyncio.sleep(min(remaining, max(ttl_seconds / 10, 0.1)))
+        self.held[meeting_id] = ttl_seconds
+        lease = MeetingLease(self, meeting_id, ttl_seconds)
+        if heartbeat:
+            lease.start_heartbeat()
+        return lease
+
+    async def _try_acquire(self, meeting_id: str, ttl_seconds: float) -> LeaseError | None:
+        now = self._now()
+        values = {"meeting_id": meeting_id, "owner": self.owner, "acquired_at": now,
+                  "heartbeat_at": now, "expires_at": now + timedelta(seconds=ttl_seconds)}
+        async with self._catalog.database.engine.begin() as conn:
+            await self._catalog._ensure_meeting(conn, meeting_id)
+            before = (await conn.execute(select(LEASES).where(LEASES.c.meeting_id == meeting_id))).first()
+            statement = self._catalog._insert(LEASES).values(values)
+            statement = statement.on_conflict_do_update(
+                index_elements=["meeting_id"],
+                set_={k: statement.excluded[k] for k in ("owner", "acquired_at", "heartbeat_at", "expires_at")},
+                where=(LEASES.c.owner == self.owner) | (LEASES.c.expires_at <= now),
+            )
+            await conn.execute(statement)
+            after = (await conn.execute(select(LEASES.c.owner).where(LEASES.c.meeting_id == meeting_id))).scalar()
+            if after != self.owner:
+                return await self.describe(conn, meeting_id)
+        if before is not None and before.owner != self.owner:
+            logger.warning("meeting_lease_taken_over", meeting_id=meeting_id, owner=self.owner,
+                           previous_owner=before.owner, expired_at=before.expires_at.isoformat())
+        else:
+            logger.info("meeting_lease_acquired", meeting_id=meeting_id, owner=self.owner,
+                        ttl_seconds=ttl_seconds)
+        return None
+
+    async def renew(self, meeting_id: str) -> bool:
+        """Extend the lease if this owner still has it; False when it was taken over."""
+        ttl = self.held.get(meeting_id)
+        if ttl is None:
+            return False
+        async with self._catalog.database.engine.begin() as conn:
+            owned = await self._extend(conn, meeting_id, ttl)
+        if not owned:
+            self.held.pop(meeting_id, None)
+        return owned
+
+    async def _extend(self, conn: AsyncConnection, meeting_id: str, ttl: float) -> bool:
+        now = self._now()
+        result = await conn.execute(
+            LEASES.update()
+            .where(LEASES.c.meeting_id == meeting_id, LEASES.c.owner == self.owner)
+            .values(heartbeat_at=now, expires_at=now + timedelta(seconds=ttl))
+        )
+        return result.rowcount == 1
+
+    async def fence(self, conn: AsyncConnection, meeting_id: str) -> None:
+        """Inside a write transaction: renew this owner's lease or refuse the write. A no-op
+        for meetings this process never leased (tools, tests, imports)."""
+        ttl = self.held.get(meeting_id)
+        if ttl is None:
+            return
+        if not await self._extend(conn, meeting_id, ttl):
+            self.held.pop(meeting_id, None)
+            raise await self.describe(conn, meeting_id, lost=True)
+
+    async def release(self, meeting_id: str) -> None:
+        self.held.pop(meeting_id, None)
+        async with self._catalog.database.engine.begin() as conn:
+            await conn.execute(LEASES.delete().where(LEASES.c.meeting_id == meeting_id,
+                                                     LEASES.c.owner == self.owner))
+        logger.info("meeting_lease_released", meeting_id=meeting_id, owner=self.owner)
+
+    async def describe(self, conn: AsyncConnection, meeting_id: str, *, lost: bool = False) -> LeaseError:
+        row = (await conn.execute(select(LEASES).where(LEASES.c.meeting_id == meeting_id))).first()
+        if row is None:
+            return LeaseError(f"meeting {meeting_id}: this worker ({self.owner}) no longer holds its "
+                              "writer lease (released); attach to the meeting again")
+        seconds = (row.expires_at - self._now()).total_seconds()
+        when = f"{row.expires_at.isoformat()} ({seconds:.0f} s from now)" if seconds > 0 else \
+            f"{row.expires_at.isoformat()} (expired)"
+        if lost:
+            return LeaseError(
+                f"meeting {meeting_id}: this worker ({self.owner}) lost its writer lease to "
+                f"{row.owner}, whose lease expires {when}; nothing more was written here - the "
+                "meeting continues on that worker")
+        return LeaseError(
+            f"meeting {meeting_id} is being written by {row.owner}; its lease expires {when}. "
+            "Stop that worker, or retry after the lease expires (a crashed worker's lease "
+            "lapses by itself)")

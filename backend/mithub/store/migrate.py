@@ -1,0 +1,80 @@
+"""Alembic migrations run from code (`mithub db upgrade`, stores opened with auto-migrate).
+
+The migrations live in the top-level `migrations/` folder; the Alembic config is built here,
+so no alembic.ini or working directory is needed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import structlog
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy.engine import Connection
+
+from mithub.errors import StoreError
+from mithub.store.database import Database
+
+logger = structlog.get_logger(__name__)
+
+MIGRATIONS_DIR = Path(__file__).resolve().parents[3] / "migrations"
+
+
+def alembic_config(url: str | None = None) -> Config:
+    if not (MIGRATIONS_DIR / "env.py").is_file():
+        raise StoreError(f"migrations not found at {MIGRATIONS_DIR}; run mithub from a source "
+                         "checkout or an editable install (pip install -e .)")
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    if url is not None:
+        config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    return config
+
+
+def head_revision() -> str:
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    assert head is not None, "migrations/versions holds no revision"
+    return head
+
+
+def _current(connection: Connection) -> str | None:
+    return MigrationContext.configure(connection).get_current_revision()
+
+
+async def current_revision(database: Database) -> str | None:
+    async with database.engine.connect() as connection:
+        return await connection.run_sync(_current)
+
+
+async def upgrade(database: Database, revision: str = "head") -> tuple[str | None, str]:
+    """Apply migrations up to `revision`. Returns (revision before, revision after)."""
+    config = alembic_config()
+    scripts = ScriptDirectory.from_config(config)
+
+    def _run(connection: Connection) -> tuple[str | None, str]:
+        before = _current(connection)
+        if before is not None and scripts.get_revision(before) is None:
+            raise StoreError(
+                f"{database.display_url} is at schema revision {before}, which this version of "
+                "MitHub does not know; upgrade MitHub or point DATABASE_URL elsewhere"
+            )
+        config.attributes["connection"] = connection
+        command.upgrade(config, revision)
+        return before, _current(connection) or ""
+
+    async with database.engine.begin() as connection:
+        before, after = await connection.run_sync(_run)
+    if before != after:
+        logger.info("db_migrated", url=database.display_url, from_revision=before, to_revision=after)
+    return before, after
+
+
+async def require_schema(database: Database) -> None:
+    current = await current_revision(database)
+    head = head_revision()
+    if current != head:
+        raise StoreError(f"{database.display_url} schema is at {current or 'no revision'}, "
+                         f"expected {head}; run `mithub db upgrade --database-url URL`")
