@@ -28,6 +28,7 @@ from retrieval_metrics import METRICS, documents_in_order, mean_metrics, percent
 
 from mithub.config import RetrievalConfig  # noqa: E402
 from mithub.embedders import load_embedder  # noqa: E402
+from mithub.observability import configure_logging  # noqa: E402
 from mithub.jsonl import LineErrors, iter_json_lines  # noqa: E402
 from mithub.retrieval import dense as dense_channel  # noqa: E402
 from mithub.retrieval.index import HybridIndex  # noqa: E402
@@ -148,6 +149,7 @@ def main() -> int:
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--result-file", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    configure_logging(level="WARNING")
     if args.one:
         result = run_set(args.one, args.dense_model, args.compare_dense or None)
         args.result_file.write_text(json.dumps(result), encoding="utf-8")

@@ -56,6 +56,16 @@ class ContextConfig(BaseSettings):
     topic_detection_model: str = "local"
     embedding_model: str = Field("use-multilingual", description="embedder for topic shifts")
 
+    # Agent call context (seed 002 §1.2, §10.3.4): the model window and each call type's budget
+    model_context_window: int = Field(8192, ge=2048, description="LLM context window: 8192, 32768, 131072")
+    budget_immediate_response: int = Field(1500, ge=200, description="context tokens, IMMEDIATE_RESPONSE")
+    budget_summary: int = Field(2000, ge=200, description="context tokens, SUMMARY")
+    budget_action_extraction: int = Field(4000, ge=200, description="context tokens, ACTION_EXTRACTION")
+    budget_search: int = Field(2500, ge=200, description="context tokens, SEARCH")
+    transcript_evidence_max_share: float = Field(
+        0.08, gt=0, le=1, description="transcript excerpts never exceed this share of the meeting"
+    )
+
     # DB sync (write-through; see store/)
     db_sync_interval_seconds: float = 5.0
     db_sync_utterance_threshold: int = 10
@@ -112,11 +122,15 @@ class RetrievalConfig(BaseSettings):
     entity_min_df: int = Field(2, ge=1, description="entities in fewer sentences are dropped")
     entity_max_df_ratio: float = Field(0.05, gt=0, le=1, description="drop entities more common")
     entity_max_df_floor: int = Field(50, ge=1, description="max-df never below this many")
+    entity_max_df_cap: int = Field(100, ge=1, description="max-df never above this many")
     seed_entities: int = Field(10, ge=1, description="k_e")
     seed_threshold: float = Field(0.35, description="tau_e: min query-entity cosine")
     bridge_sentences: int = Field(3, ge=1, description="k_s: sentences kept per entity")
     bridge_iterations: int = Field(3, ge=0, description="T: entity-sentence-entity hops")
     max_active_entities: int = Field(64, ge=1)
+    bridge_frontier: int = Field(16, ge=1, description="best new entities expanded per round")
+    entity_exact_limit: int = Field(20_000, ge=1, description="more entities: IVF seed search")
+    entity_ivf_probe: int = Field(16, ge=1, description="IVF lists probed per query")
     max_candidate_chunks: int = Field(256, ge=1)
     seed_from_channels: int = Field(3, ge=0, description="top dense/sparse hits seeding Tri-Graph")
     use_ppr: bool = True

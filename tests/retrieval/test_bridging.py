@@ -26,17 +26,17 @@ def test_csr_round_trip_without_pickle(tmp_path):
 
 def test_bridging_reaches_entities_hops_away_with_decaying_scores():
     sims = np.array([0.9, 0.8, 0.5, 0.1], dtype=np.float32)
-    active = expand_entities({0: 1.0}, E2S, S2E, lambda rows: sims[rows], BridgeSettings(3, 3, 64, 256))
+    active = expand_entities({0: 1.0}, E2S, S2E, lambda rows: sims[rows], BridgeSettings(3, 3, 64, 16))
     assert active[1] == pytest.approx(0.9)
     assert active[2] == pytest.approx(0.9 * 0.8)
     assert active[3] == pytest.approx(0.9 * 0.8 * 0.5)
-    no_hops = expand_entities({0: 1.0}, E2S, S2E, lambda rows: sims[rows], BridgeSettings(3, 0, 64, 256))
+    no_hops = expand_entities({0: 1.0}, E2S, S2E, lambda rows: sims[rows], BridgeSettings(3, 0, 64, 16))
     assert no_hops == {0: 1.0}
 
 
 def test_active_entities_are_capped():
     sims = np.ones(4, dtype=np.float32)
-    active = expand_entities({0: 1.0}, E2S, S2E, lambda rows: sims[rows], BridgeSettings(3, 3, 2, 256))
+    active = expand_entities({0: 1.0}, E2S, S2E, lambda rows: sims[rows], BridgeSettings(3, 3, 2, 16))
     assert len(active) == 2
 
 

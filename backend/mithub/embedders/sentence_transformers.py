@@ -30,7 +30,9 @@ class SentenceTransformerEmbedder:
         torch.set_num_threads(threads)
         # local_files_only: a model is a path here, never a hub download.
         self._model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
-        self.dim = int(self._model.get_sentence_embedding_dimension())
+        # sentence-transformers 5+ renamed the accessor; keep both versions working.
+        dimension = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+        self.dim = int(dimension())
         self.model_id = f"st:{path.name}"
         self._batch = batch_size
 

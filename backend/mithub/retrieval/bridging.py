@@ -17,7 +17,7 @@ class BridgeSettings:
     bridge_sentences: int = 3
     iterations: int = 3
     max_active_entities: int = 64
-    max_candidate_chunks: int = 256
+    frontier: int = 16
 
 
 SentenceSims = Callable[[np.ndarray], np.ndarray]
@@ -61,19 +61,35 @@ def expand_entities(
                         gains[neighbour] = passed
         scores.update(gains)
         scores = dict(sorted(scores.items(), key=lambda kv: -kv[1])[: settings.max_active_entities])
-        frontier = [e for e in gains if e in scores]
+        frontier = _best({e: g for e, g in gains.items() if e in scores}, settings.frontier)
     return scores
+
+
+def _best(scores: dict[int, float], n: int) -> list[int]:
+    return [e for e, _ in sorted(scores.items(), key=lambda kv: -kv[1])[:n]]
+
+
+def _entity_edges(entities: list[int], e2c: CSR) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(position of entity in `entities`, chunk, count) for every e2c edge of those entities."""
+    rows = [e2c.row(e) for e in entities]
+    owner = np.repeat(np.arange(len(entities)), [r.size for r in rows])
+    chunks = np.concatenate(rows) if rows else np.zeros(0, np.int32)
+    counts = np.concatenate([e2c.row_data(e) for e in entities]) if rows else np.zeros(0, np.float32)
+    return owner, chunks.astype(np.int64), counts
 
 
 def score_chunks(entity_scores: dict[int, float], e2c: CSR, max_candidates: int) -> dict[int, float]:
     """Sum of active entity scores over the chunks they occur in; a chunk naming an entity in
-    several sentences counts it once per sentence, damped by sqrt so long chunks don't win."""
-    totals: dict[int, float] = {}
-    for entity, score in entity_scores.items():
-        for chunk, count in zip(e2c.row(entity).tolist(), e2c.row_data(entity).tolist(), strict=True):
-            totals[chunk] = totals.get(chunk, 0.0) + score * float(np.sqrt(count))
-    ranked = sorted(totals.items(), key=lambda kv: -kv[1])[:max_candidates]
-    return dict(ranked)
+    several sentences counts it sqrt(times), so long chunks do not win by length alone."""
+    entities = list(entity_scores)
+    owner, chunks, counts = _entity_edges(entities, e2c)
+    if not chunks.size:
+        return {}
+    weights = np.array([entity_scores[e] for e in entities])[owner] * np.sqrt(counts)
+    unique, inverse = np.unique(chunks, return_inverse=True)
+    totals = np.bincount(inverse, weights=weights)
+    keep = np.argsort(-totals, kind="stable")[:max_candidates]
+    return {int(unique[i]): float(totals[i]) for i in keep}
 
 
 def personalized_pagerank(
@@ -90,13 +106,13 @@ def personalized_pagerank(
     chunks = list(chunk_scores)
     if not entities or not chunks:
         return chunk_scores
-    column = {c: j for j, c in enumerate(chunks)}
+    owner, edge_chunks, counts = _entity_edges(entities, e2c)
+    candidates = np.asarray(chunks, dtype=np.int64)
+    order = np.argsort(candidates)
+    position = np.searchsorted(candidates[order], edge_chunks)
+    inside = (position < candidates.size) & (candidates[order][np.minimum(position, candidates.size - 1)] == edge_chunks)
     adjacency = np.zeros((len(entities), len(chunks)), dtype=np.float64)
-    for i, entity in enumerate(entities):
-        for chunk, count in zip(e2c.row(entity).tolist(), e2c.row_data(entity).tolist(), strict=True):
-            j = column.get(chunk)
-            if j is not None:
-                adjacency[i, j] = count
+    adjacency[owner[inside], order[position[inside]]] = counts[inside]
     restart = np.array([entity_scores[e] for e in entities], dtype=np.float64)
     restart = np.concatenate([restart / max(restart.sum(), 1e-12), np.zeros(len(chunks))])
     e_to_c = adjacency / np.maximum(adjacency.sum(axis=1, keepdims=True), 1e-12)

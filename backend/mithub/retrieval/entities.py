@@ -43,11 +43,14 @@ def sentence_entities(sentence: str) -> set[str]:
 
 
 def filter_by_df(
-    per_sentence: Sequence[set[str]], min_df: int, max_df_ratio: float, max_df_floor: int
+    per_sentence: Sequence[set[str]], min_df: int, max_df_ratio: float, max_df_floor: int, max_df_cap: int | None = None
 ) -> list[str]:
-    """Entities seen in at least `min_df` sentences and at most max(floor, ratio * n)."""
+    """Entities seen in at least `min_df` sentences and at most max(floor, ratio * n), never
+    more than `max_df_cap`: a word in thousands of sentences bridges nothing and costs time."""
     counts: Counter[str] = Counter()
     for found in per_sentence:
         counts.update(found)
     max_df = max(max_df_floor, int(max_df_ratio * len(per_sentence)))
+    if max_df_cap is not None:
+        max_df = min(max_df, max_df_cap)
     return sorted(e for e, df in counts.items() if min_df <= df <= max_df)

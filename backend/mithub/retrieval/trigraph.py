@@ -51,11 +51,7 @@ class TriGraph:
         rows = np.arange(len(self.sentence_chunk))
         self.c2s = CSR.from_pairs(self.sentence_chunk, rows, (len(self.chunk_ids), len(rows)))
         self.entity_lookup = {name: i for i, name in enumerate(self.entities)}
-        dim = int(self.entity_vectors.shape[1]) if self.entity_vectors.ndim == 2 else int(self.meta["dim"])
-        # FAISS keeps the vectors as fp16 too and scores them with SIMD; numpy fp16 matmul is slow.
-        self.entity_index = faiss.IndexScalarQuantizer(dim, faiss.ScalarQuantizer.QT_fp16, faiss.METRIC_INNER_PRODUCT)
-        for start in range(0, len(self.entities), 65536):
-            self.entity_index.add(np.asarray(self.entity_vectors[start : start + 65536], dtype=np.float32))
+        self.entity_index = _entity_index(self.entity_vectors, int(self.meta["dim"]), self.meta.get("exact_limit", 20_000))
 
     # --- build / grow ---------------------------------------------------------------
 
@@ -70,10 +66,12 @@ class TriGraph:
     ) -> TriGraph:
         sentences, owners = _sentences_of(texts, offset=0)
         found = [sentence_entities(s) for s in sentences]
-        entities = filter_by_df(found, config.entity_min_df, config.entity_max_df_ratio, config.entity_max_df_floor)
+        entities = filter_by_df(
+            found, config.entity_min_df, config.entity_max_df_ratio, config.entity_max_df_floor, config.entity_max_df_cap
+        )
         lookup = {name: i for i, name in enumerate(entities)}
         s2e = _s2e(found, lookup, 0, len(entities))
-        meta = {"model_id": embedder.model_id, "dim": embedder.dim}
+        meta = {"model_id": embedder.model_id, "dim": embedder.dim, "exact_limit": config.entity_exact_limit}
         graph = cls(
             list(chunk_ids),
             entities,
@@ -92,7 +90,7 @@ class TriGraph:
         sentences, owners = _sentences_of(texts, offset=len(self.chunk_ids))
         found = [sentence_entities(s) for s in sentences]
         fresh = [
-            e for e in filter_by_df(found, config.entity_min_df, 1.0, config.entity_max_df_floor)
+            e for e in filter_by_df(found, config.entity_min_df, 1.0, config.entity_max_df_floor, config.entity_max_df_cap)
             if e not in self.entity_lookup
         ]
         entities = self.entities + fresh
@@ -168,11 +166,13 @@ class TriGraph:
         query = l2_normalize(query_vector.reshape(1, -1))[0]
 
         def sentence_sims(rows: np.ndarray) -> np.ndarray:
-            return np.asarray(self.sentence_vectors[rows], np.float32) @ query
+            # Entities share sentences: score each distinct sentence once.
+            unique, inverse = np.unique(rows, return_inverse=True)
+            return (np.asarray(self.sentence_vectors[unique], np.float32) @ query)[inverse]
 
         seeds = self._seed_entities(query, config, seed_chunks, sentence_sims)
         settings = bridging.BridgeSettings(
-            config.bridge_sentences, config.bridge_iterations, config.max_active_entities, config.max_candidate_chunks
+            config.bridge_sentences, config.bridge_iterations, config.max_active_entities, config.bridge_frontier
         )
         active = bridging.expand_entities(seeds, self.e2s, self.s2e, sentence_sims, settings)
         chunk_scores = bridging.score_chunks(active, self.e2c, config.max_candidate_chunks)
@@ -184,6 +184,8 @@ class TriGraph:
 
     def _seed_entities(self, query, config, seed_chunks, sentence_sims) -> dict[int, float]:  # noqa: ANN001
         seeds: dict[int, float] = {}
+        if hasattr(self.entity_index, "nprobe"):
+            self.entity_index.nprobe = config.entity_ivf_probe
         if self.entities:
             sims, ids = self.entity_index.search(query.reshape(1, -1).astype(np.float32), min(config.seed_entities, len(self.entities)))
             for entity, sim in zip(ids[0].tolist(), sims[0].tolist(), strict=True):
@@ -198,6 +200,26 @@ class TriGraph:
                 for entity in self.s2e.row(sentence).tolist():
                     seeds[entity] = max(seeds.get(entity, 0.0), weight * max(sim, 0.0))
         return seeds
+
+
+def _entity_index(vectors: np.ndarray, dim: int, exact_limit: int) -> faiss.Index:
+    """Seed-entity search. FAISS keeps the vectors as fp16 and scores them with SIMD (numpy
+    fp16 matmul is slow); past `exact_limit` entities an exact scan costs tens of ms, so an
+    inverted file (k-means lists, trained on a sample at load) scans only the nearest lists."""
+    n = len(vectors)
+    quantizer = faiss.ScalarQuantizer.QT_fp16
+    if n <= exact_limit:
+        index = faiss.IndexScalarQuantizer(dim, quantizer, faiss.METRIC_INNER_PRODUCT)
+    else:
+        lists = int(4 * np.sqrt(n))
+        index = faiss.IndexIVFScalarQuantizer(
+            faiss.IndexFlatIP(dim), dim, lists, quantizer, faiss.METRIC_INNER_PRODUCT
+        )
+        sample = np.random.default_rng(0).choice(n, size=min(n, 40 * lists), replace=False)
+        index.train(np.asarray(vectors[np.sort(sample)], dtype=np.float32))
+    for start in range(0, n, 65536):
+        index.add(np.asarray(vectors[start : start + 65536], dtype=np.float32))
+    return index
 
 
 def _sentences_of(texts: Sequence[str], offset: int) -> tuple[list[str], np.ndarray]:
