@@ -37,7 +37,7 @@ from mithub.retrieval.loaders import load_jsonl  # noqa: E402
 DATA = REPO_ROOT.parent / "shared" / "benchmarks" / "data" / "retrieval"
 SETS = ("hotpotqa100", "musique100", "ko_autorag_dev")
 DEPTH = 100  # chunks per channel; documents are cut to the top 10 after mapping
-SECTION = "Retrieval (edge hybrid: dense + BM25 + Tri-Graph, weighted RRF)"
+SECTION = "Retrieval: edge hybrid (dense {model} + BM25 + Tri-Graph, weighted RRF)"
 
 
 def _queries(name: str) -> list[dict]:
@@ -165,7 +165,7 @@ def main() -> int:
     report = _report(results, args.dense_model)
     print(report)
     if not args.no_write:
-        write_results_section(SECTION, report)
+        write_results_section(SECTION.format(model=args.dense_model), report)
     return 0
 
 

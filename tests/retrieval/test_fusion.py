@@ -17,16 +17,19 @@ def test_missing_or_zero_weight_channel_contributes_nothing():
     assert [doc for doc, _ in fused] == ["a"]
 
 
-def test_default_weights_for_plain_english_query():
-    weights = adaptive_weights("who wrote the report", RetrievalConfig())
-    assert (weights.dense, weights.sparse, weights.trigraph) == pytest.approx((0.45, 0.35, 0.20))
+def test_base_weights_then_language_rule_for_plain_english_query():
+    config = RetrievalConfig()
+    weights = adaptive_weights("who wrote the report", config)
+    assert (weights.dense, weights.sparse, weights.trigraph) == pytest.approx((0.45, 0.35 * config.other_sparse_factor, 0.20))
 
 
 def test_numbers_and_units_raise_sparse():
     config = RetrievalConfig()
-    for query in ["EC 1.5 이하로 유지해야 하나?", "keep it at 18℃", "pH of the solution", "예산 3억 원"]:
-        weights = adaptive_weights(query, config)
-        assert weights.sparse > config.weight_sparse, query
+    for query, plain in [("EC 1.5 이하로 유지?", "이하로 유지?"), ("keep it at 18℃", "keep it warm"),
+                         ("pH of the solution", "the solution"), ("예산 3억 원", "예산")]:
+        assert adaptive_weights(query, config).sparse == pytest.approx(
+            adaptive_weights(plain, config).sparse * config.numeric_sparse_boost
+        ), query
 
 
 def test_hangul_query_raises_sparse():

@@ -44,8 +44,10 @@ def base_weights(config: RetrievalConfig) -> Weights:
 
 def adaptive_weights(query: str, config: RetrievalConfig) -> Weights:
     """Rules, each multiplying one channel's weight:
-    - Hangul query: sparse x korean_sparse_boost (morpheme BM25 is the strongest Korean
-      channel measured here; the dense models lose lexical detail of OCR'd pages);
+    - by language: a Hangul query gets sparse x korean_sparse_boost (morpheme BM25 is the
+      strongest Korean channel measured here, dense models lose the lexical detail of OCR'd
+      pages); any other query gets sparse x other_sparse_factor (on English, e5 dense beats
+      word BM25 and equal-weight fusion with BM25 fell below dense alone);
     - numbers / units: sparse x numeric_sparse_boost (embeddings blur exact figures);
     - why / how / cause / prevent: trigraph x causal_trigraph_boost (multi-hop questions).
     """
@@ -53,8 +55,7 @@ def adaptive_weights(query: str, config: RetrievalConfig) -> Weights:
     if not config.adaptive_weights:
         return weights
     dense, sparse, trigraph = weights.dense, weights.sparse, weights.trigraph
-    if has_hangul(query):
-        sparse *= config.korean_sparse_boost
+    sparse *= config.korean_sparse_boost if has_hangul(query) else config.other_sparse_factor
     if _NUMERIC.search(query):
         sparse *= config.numeric_sparse_boost
     if _CAUSAL.search(query):
