@@ -1,4 +1,9 @@
-"""`mithub replay MEETING.jsonl`: feed a transcript through the live pipeline as if spoken."""
+"""`mithub replay MEETING.jsonl`: feed a transcript through the live pipeline as if spoken.
+
+Without a database the meeting lives in memory. With `--database-url` (or DATABASE_URL) it
+is persisted as it goes, and running the same command again after a crash resumes after
+the last stored utterance (see `mithub.store.resume`).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,11 @@ import asyncio
 import sys
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mithub.context.manager import ContextManager
+    from mithub.context.repository import MeetingRepository
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -21,6 +31,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--meeting-id", help="meeting id (default: the file name)")
     parser.add_argument("--start", type=datetime.fromisoformat, default=None,
                         help="meeting start as ISO time with zone (default 2026-01-01T09:00Z)")
+    parser.add_argument("--database-url", nargs="?", const="", default=None, metavar="URL",
+                        help="persist the meeting; rerun after a crash to resume. Without URL: "
+                        "DATABASE_URL, else the embedded sqlite+aiosqlite:///./data/mithub.db. "
+                        "Default: DATABASE_URL if set, else in memory only")
     parser.add_argument("--json", action="store_true", help="print the final state as JSON")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.set_defaults(handler=run)
@@ -30,35 +44,68 @@ def run(args: argparse.Namespace) -> int:
     return asyncio.run(_replay(args))
 
 
-async def _replay(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
+def _database_url(flag: str | None) -> str | None:
+    """None keeps the meeting in memory: only an explicit flag or DATABASE_URL persists."""
+    from mithub.config import get_database_config
 
-    from mithub.clock import ManualClock
-    from mithub.context.factory import create_context_manager
-    from mithub.context.report import meeting_report, render_report, report_json
-    from mithub.context.transcript import DEFAULT_MEETING_START, read_transcript
+    config = get_database_config()
+    if flag is None:
+        return config.url if "url" in config.model_fields_set else None
+    return flag or config.url
+
+
+async def _replay(args: argparse.Namespace) -> int:
     from mithub.errors import InputError
-    from mithub.jsonl import LineErrors
-    from mithub.llm.factory import create_llm_client
     from mithub.store.memory import InMemoryRepository
 
-    start = args.start or DEFAULT_MEETING_START
+    start = args.start or _default_start()
     if start.tzinfo is None:
         raise InputError("--start needs a time zone, e.g. 2026-03-02T14:00+09:00")
     meeting_id = args.meeting_id or args.transcript.stem
+    if not args.transcript.is_file():
+        raise InputError("file not found; check the path", source=args.transcript)
+    url = _database_url(args.database_url)
+    if url is None:
+        return await _run(args, meeting_id, start, InMemoryRepository(), persisted=False)
+
+    from mithub.store.session import attach_meeting
+
+    async with attach_meeting(url, meeting_id, title=args.transcript.name) as session:
+        code = await _run(args, meeting_id, start, session.repository, persisted=True)
+        await session.repository.drain()
+        await session.repository.inner.end_meeting(meeting_id)
+        return code
+
+
+def _default_start() -> datetime:
+    from mithub.context.transcript import DEFAULT_MEETING_START
+
+    return DEFAULT_MEETING_START
+
+
+async def _run(
+    args: argparse.Namespace, meeting_id: str, start: datetime, repository: MeetingRepository,
+    *, persisted: bool,
+) -> int:
+    from mithub.clock import ManualClock
+    from mithub.context.factory import create_context_manager
+    from mithub.context.report import meeting_report, render_report, report_json
+    from mithub.context.transcript import read_transcript
+    from mithub.errors import InputError
+    from mithub.jsonl import LineErrors
+    from mithub.llm.factory import create_llm_client
+    from mithub.store.resume import replay_pieces, resume_after
+
     errors = LineErrors(report=lambda e: print(f"warning: {e}", file=sys.stderr))
     clock = ManualClock(start)
-    llm = create_llm_client()
-    manager = create_context_manager(meeting_id, InMemoryRepository(), clock=clock, llm=llm)
-
-    total = sum(1 for _ in args.transcript.open(encoding="utf-8", errors="replace")) if args.transcript.is_file() else 0
-    progress = tqdm(total=total, unit="utt", desc=f"replay {meeting_id}", file=sys.stderr,
-                    disable=args.no_progress or args.json and not sys.stderr.isatty())
-    for _, utterance in read_transcript(args.transcript, errors, meeting_start=start):
-        clock.set(utterance.absolute_timestamp)
-        await manager.add_utterance(utterance)
-        progress.update(1)
-    progress.close()
+    manager = create_context_manager(meeting_id, repository, clock=clock, llm=create_llm_client())
+    pieces = replay_pieces(read_transcript(args.transcript, errors, meeting_start=start),
+                           manager.config.utterance_max_tokens, manager.budget)
+    if persisted and await manager.restore_from_db():
+        last = (await repository.get_last_utterances(meeting_id, 1))[0]
+        print(f"resuming meeting {meeting_id} after utterance {last.id}", file=sys.stderr)
+        pieces = resume_after(pieces, last, meeting_id=meeting_id, source=args.transcript)
+    await _feed(args, manager, repository, pieces, clock)
     await manager.finalize()
 
     if manager.last_seq == 0:
@@ -73,3 +120,27 @@ async def _replay(args: argparse.Namespace) -> int:
     if errors:
         print(f"{len(errors)} malformed line(s) skipped", file=sys.stderr)
     return 0
+
+
+async def _feed(
+    args: argparse.Namespace, manager: ContextManager, repository: Any, pieces: Any, clock: Any
+) -> None:
+    from tqdm import tqdm
+
+    from mithub.errors import BackPressureError
+
+    with args.transcript.open(encoding="utf-8", errors="replace") as handle:
+        total = sum(1 for _ in handle)
+    progress = tqdm(total=total, unit="line", desc=f"replay {manager.meeting_id}", file=sys.stderr,
+                    disable=args.no_progress or args.json and not sys.stderr.isatty())
+    for piece in pieces:
+        clock.set(piece.line_timestamp)
+        while True:
+            try:
+                await manager.add_utterance(piece.utterance)
+                break
+            except BackPressureError as exc:  # the database is down and the queue is full
+                print(f"warning: {exc}; waiting for the database", file=sys.stderr)
+                await repository.drain()
+        progress.update(piece.line - progress.n)
+    progress.close()

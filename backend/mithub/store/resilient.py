@@ -132,6 +132,8 @@ class ResilientRepository:
 
     def _begin_outage(self, write: _Write, exc: BaseException) -> None:
         self._enqueue(write)
+        if self._flusher is not None and not self._flusher.done():
+            return  # a concurrent write (another meeting) already started the flush
         self.outages += 1
         DB_OUTAGES.inc()
         self._outage_started = time.monotonic()
