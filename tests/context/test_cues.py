@@ -46,3 +46,14 @@ def test_english_action_item():
 
 def test_plain_statement_is_no_action():
     assert cues.extract_action("서버 비용이 생각보다 높네요.", "김지현", NAMES) is None
+
+
+def test_recipient_is_not_the_owner():
+    item = cues.extract_action("제가 이번 주 목요일까지 서준 님께 사례를 드릴게요.", "이민아", NAMES)
+    assert item is not None and item.owner == "이민아"
+
+
+def test_hedged_mentions_are_not_decisions():
+    assert not cues.is_decision("아직 계약 전이라 확정이라고 말씀드리긴 어려워요.")
+    assert not cues.is_decision("그건 회사 차원에서 결정해야 할 문제입니다.")
+    assert cues.is_decision("발주는 6월 28일까지 나가는 걸로 정하기로 했습니다.")

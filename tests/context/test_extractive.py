@@ -1,3 +1,5 @@
+import pytest
+
 from mithub.budget import TokenBudgetManager
 from mithub.context.extractive import ExtractiveSummarizer
 from mithub.context.models import TopicSegment
@@ -58,6 +60,7 @@ async def test_recursive_update_keeps_earlier_decisions(embedder):
     assert second.participants[:3] == ["김지현", "박서준", "이민아"]
 
 
+@pytest.mark.llm
 async def test_llm_summarizer_falls_back_on_broken_json_from_a_real_server(embedder, llm_server):
     from mithub.config import LLMConfig
     from mithub.context.summarizer import LLMSummarizer
@@ -74,6 +77,7 @@ async def test_llm_summarizer_falls_back_on_broken_json_from_a_real_server(embed
     await client.aclose()
 
 
+@pytest.mark.llm
 async def test_llm_summarizer_uses_the_llm_when_it_answers(embedder, llm_server):
     from mithub.config import LLMConfig
     from mithub.context.summarizer import LLMSummarizer
@@ -81,7 +85,8 @@ async def test_llm_summarizer_uses_the_llm_when_it_answers(embedder, llm_server)
 
     budget = TokenBudgetManager()
     client = OpenAICompatibleClient(LLMConfig(base_url=llm_server, model="smollm2", timeout_seconds=120))
-    summarizer = LLMSummarizer(client, ExtractiveSummarizer(embedder, budget, 500), budget, 500)
+    summarizer = LLMSummarizer(client, ExtractiveSummarizer(embedder, budget, 500), budget, 500,
+                               max_output_tokens=250)
     result = await summarizer.summarize("예산", _utterances())
     # A 135M model's JSON may still break; either way the result is complete and labelled.
     assert result.mode in ("llm", "extractive") and result.summary

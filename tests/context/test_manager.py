@@ -69,7 +69,7 @@ async def test_topic_change_opens_a_new_segment_with_overlap():
     manager = _manager()
     await _feed(manager, 30, BUDGET)
     await manager.add_utterance(new_utterance("자 그럼 다음 안건으로 넘어가죠. 채용 건입니다.", "kim", "김지현", 200))
-    await _feed(manager, 6, HIRING, start=41)
+    await _feed(manager, manager._detector.lookahead + 1, HIRING, start=41)
     segments = manager.get_l1_segments()
     assert len(segments) == 1 and segments[0].end_utterance_id == 30
     assert manager.current_topic_id == "m1:t2" and manager.current_topic != segments[0].name

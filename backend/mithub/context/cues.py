@@ -34,6 +34,14 @@ ACTION = re.compile(
     r"|\bwill (?:send|prepare|draft|write|check|update|share|review|set up|follow up)\b|\bowner\b",
     re.IGNORECASE,
 )
+# Hedged or negated statements mention a decision without making one.
+_NOT_DECIDED = re.compile(
+    r"어렵|어려|못 ?하|않|아니|해야 (?:할|하는)|할지|(?:말씀드리|정하)(?:기(?:는|가|엔)|긴)|\?|\bnot\b|\bhaven't\b|\bhasn't\b"
+    r"|\bif we\b|\bwhether\b|\bshould we\b",
+    re.IGNORECASE,
+)
+# "서준 님, …", "Alice, …": the addressee, dropped from the task text.
+_VOCATIVE = re.compile(r"^(?:[가-힣]{2,4}\s*(?:님|씨)(?:이|은|께서)?,?|[A-Z][a-z]+,)\s*")
 _SELF = re.compile(r"제가|저희가|\bi(?:'ll| will)\b|\bi can\b", re.IGNORECASE)
 
 
@@ -51,7 +59,7 @@ class ActionItem:
 
 
 def is_decision(sentence: str) -> bool:
-    return DECISION.search(sentence) is not None and not sentence.rstrip().endswith("?")
+    return DECISION.search(sentence) is not None and _NOT_DECIDED.search(sentence) is None
 
 
 def is_pending(sentence: str) -> bool:
@@ -63,20 +71,24 @@ def find_due(sentence: str) -> str | None:
     return match.group(0).strip() if match else None
 
 
+_RECIPIENT = re.compile(r"^\s*(?:님|씨)?\s*(?:께|에게|한테)")
+
+
 def _mentioned_owner(sentence: str, names: Iterable[str]) -> str | None:
     """A participant addressed or named in the sentence: full name, or given name (Korean names
-    without the family syllable, English first names)."""
-    best: tuple[int, str] | None = None
+    without the family syllable, English first names); "서준 님께" (to Seojun) names a
+    recipient, not an owner."""
+    best: tuple[int, str] = (len(sentence) + 1, "")
     for name in names:
         forms = {name}
         if len(name) >= 3 and re.fullmatch(r"[가-힣]+", name):
             forms.add(name[1:])
         forms.update(part for part in name.split() if len(part) >= 3)
         for form in forms:
-            position = sentence.find(form)
-            if position >= 0 and (best is None or position < best[0]):
-                best = (position, name)
-    return best[1] if best else None
+            for match in re.finditer(re.escape(form), sentence):
+                if not _RECIPIENT.match(sentence[match.end():]) and match.start() < best[0]:
+                    best = (match.start(), name)
+    return best[1] or None
 
 
 def extract_action(sentence: str, speaker: str, names: Iterable[str], seq: int | None = None) -> ActionItem | None:
@@ -90,4 +102,5 @@ def extract_action(sentence: str, speaker: str, names: Iterable[str], seq: int |
         owner = speaker
     if owner is None and due is None:
         return None
-    return ActionItem(task=sentence.strip(), owner=owner, due=due, seq=seq)
+    task = _VOCATIVE.sub("", sentence.strip()) or sentence.strip()
+    return ActionItem(task=task, owner=owner, due=due, seq=seq)

@@ -95,18 +95,38 @@ def _dedupe(items: Sequence[str], limit: int) -> list[str]:
     return out[-limit:]  # later statements supersede earlier ones in a discussion
 
 
+_STATEMENT_CHARS = 200
+
+
+def _statement(sentences: list[str], start: int) -> str:
+    """The cue sentence and what follows it in the same utterance (the figures, dates and
+    conditions that belong to a decision), up to about 200 characters."""
+    out = sentences[start]
+    for sentence in sentences[start + 1 :]:
+        if len(out) + len(sentence) > _STATEMENT_CHARS or sentence.rstrip().endswith("?"):
+            break
+        out = f"{out} {sentence}"
+    return out
+
+
 def scan_cues(
     utterances: Sequence[Utterance], names: Sequence[str]
 ) -> tuple[list[str], list[str], list[str]]:
-    """Decision, pending and action-item sentences (actions rendered with owner and due)."""
-    sentences = [(u, s) for u in utterances for s in split_sentences(u.text) if _is_substantive(s)]
-    decisions = [s for _, s in sentences if cues.is_decision(s)]
-    pending = [s for _, s in sentences if cues.is_pending(s)]
-    actions = [
-        item.render()
-        for u, s in sentences
-        if (item := cues.extract_action(s, u.speaker_name, names, u.id)) is not None
-    ]
+    """Decision and pending statements (one per utterance, from its first cue sentence on) and
+    action items (per sentence, rendered with owner and due date)."""
+    decisions: list[str] = []
+    pending: list[str] = []
+    actions: list[str] = []
+    for u in utterances:
+        sentences = [s for s in split_sentences(u.text) if _is_substantive(s)]
+        for found, test in ((decisions, cues.is_decision), (pending, cues.is_pending)):
+            first = next((i for i, s in enumerate(sentences) if test(s)), None)
+            if first is not None:
+                found.append(_statement(sentences, first))
+        for sentence in sentences:
+            item = cues.extract_action(sentence, u.speaker_name, names, u.id)
+            if item is not None:
+                actions.append(item.render())
     return decisions, pending, actions
 
 

@@ -96,8 +96,27 @@ AGENT_CALL_TYPES: tuple[AgentCallType, ...] = (
 L1UpdateReason = Literal["topic_change", "turn_limit", "time_limit", "token_limit", "final"]
 
 
+class TranscriptExcerpt(BaseModel):
+    """Consecutive turns of this meeting quoted verbatim (found by transcript search)."""
+
+    utterances: list[Utterance]
+    score: float = 0.0
+
+
+class DocumentPassage(BaseModel):
+    """A passage from the organisation's documents or a past meeting (hybrid retrieval)."""
+
+    id: str
+    text: str
+    source: str = Field(description="citation label: path > headers, or meeting, speaker, time")
+    title: str | None = None
+    path: str | None = None
+    score: float = 0.0
+
+
 class AgentContext(BaseModel):
-    """What an agent call gets injected (seed 002 §4.3)."""
+    """What an agent call gets injected (seed 002 §4.3), plus the evidence found for the query
+    (transcript excerpts, documents) and what it costs in tokens."""
 
     meeting_id: str
     current_time: AwareDatetime
@@ -111,3 +130,9 @@ class AgentContext(BaseModel):
 
     participants: list[Participant] = Field(default_factory=list)
     speaker_roles: dict[str, str] = Field(default_factory=dict)
+
+    user_query: str | None = None
+    transcript_excerpts: list[TranscriptExcerpt] = Field(default_factory=list)
+    documents: list[DocumentPassage] = Field(default_factory=list)
+    token_count: int = 0
+    token_budget: int = 0

@@ -45,8 +45,9 @@ def segment_tokens(segment: TopicSegment | SummaryResult, budget: TokenBudgetMan
     return budget.count(segment.summary) + sum(budget.total(items) for items in lists)
 
 
-_SHARES = {"key_points": 0.2, "decisions": 0.16, "pending": 0.08, "action_items": 0.14,
+_SHARES = {"key_points": 0.12, "decisions": 0.24, "pending": 0.08, "action_items": 0.16,
            "keywords": 0.05}
+LIST_ITEM_MARKER = "…"
 
 
 def fit_summary(result: SummaryResult, budget: TokenBudgetManager, max_tokens: int) -> SummaryResult:
@@ -56,7 +57,8 @@ def fit_summary(result: SummaryResult, budget: TokenBudgetManager, max_tokens: i
     used = 0
     for field, share in _SHARES.items():
         field_budget = int(max_tokens * share)
-        items = [budget.truncate_to_budget(x, max(field_budget // 2, 8)) for x in getattr(result, field)]
+        items = [budget.truncate_to_budget(x, max(field_budget // 2, 8), marker=LIST_ITEM_MARKER)
+                 for x in getattr(result, field)]
         packed = budget.pack([x for x in items if x], field_budget, skip_oversize=True)
         updates[field] = packed
         used += budget.total(packed)
