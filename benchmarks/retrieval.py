@@ -119,6 +119,20 @@ def _latency(out_dir: Path, config: RetrievalConfig, queries: list[dict]) -> dic
     return {"latency_p50_ms": percentile_ms(seconds, 50), "latency_p95_ms": percentile_ms(seconds, 95)}
 
 
+SINGLE = ("dense", "sparse", "trigraph (query seeds only)", "trigraph (+ channel seeds)")
+
+
+def _verdict(metrics: dict[str, dict[str, float]]) -> str:
+    """Fused against the best single channel, per metric that the targets name."""
+    fused = metrics["fused (default)"]
+    parts = []
+    for metric in ("R@5", "AllGold@5"):
+        best = max((v for v in SINGLE if v in metrics), key=lambda v: metrics[v][metric])
+        sign = ">=" if fused[metric] >= metrics[best][metric] else "<"
+        parts.append(f"fused {metric} {fused[metric]:.3f} {sign} best single channel {metrics[best][metric]:.3f} ({best})")
+    return "; ".join(parts) + "."
+
+
 def _report(results: list[dict], dense_model: str) -> str:
     parts = [
         f"Dense embedder: `{dense_model}`; Tri-Graph embedder: `{RetrievalConfig().trigraph_embedding_model}`. "
@@ -136,6 +150,7 @@ def _report(results: list[dict], dense_model: str) -> str:
             f"{stats.get('entities', 0)} entities. Build {result['build_seconds']:.1f} s; "
             f"query p50 {result['latency_p50_ms']:.1f} ms, p95 {result['latency_p95_ms']:.1f} ms; "
             f"peak RSS {result['peak_rss_mib']:.0f} MiB.\n\n" + markdown_table(["variant", *METRICS], rows)
+            + "\n\n" + _verdict(result["metrics"])
         )
     return "\n\n".join(parts)
 
