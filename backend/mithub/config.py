@@ -41,11 +41,33 @@ class ContextConfig(BaseSettings):
     topic_overlap_turns: int = Field(2, ge=0, le=5, description="turns carried across a topic change")
     topic_quick_check_enabled: bool = True
 
-    # Topic detection (LLM-free semantic shift; see context/semantic_shift.py)
-    topic_window_turns: int = Field(12, ge=2, description="turns on each side of a candidate")
+    # Topic detection (LLM-free semantic shift; see context/semantic_shift.py; values chosen by
+    # benchmarks/segmentation.py, figures in benchmarks/RESULTS.md)
+    topic_window_turns: int = Field(
+        10, ge=2, description="base window b: turns compared before|after a candidate at "
+        "scales b|b, 2b|b, 4b|2b; the boundary is reported 2b-1+smoothing+peak radius turns later"
+    )
     topic_min_segment_turns: int = Field(15, ge=2, description="shortest topic the detector opens")
-    topic_depth_sigma: float = Field(1.0, description="boundary if depth > mean + sigma * std")
-    topic_min_confidence: float = Field(0.5, ge=0, le=1)
+    topic_min_segment_ratio: float = Field(
+        0.1, ge=0, lt=1, description="a new topic also needs this share of the turns so far"
+    )
+    topic_depth_sigma: float = Field(
+        1.0, gt=0, description="boundary if the smoothed novelty (plus cue bonus) exceeds the "
+        "meeting's running mean by this many standard deviations"
+    )
+    topic_smoothing_turns: int = Field(5, ge=0, description="novelty averaged over ±this many turns")
+    topic_peak_radius_turns: int = Field(
+        3, ge=1, description="a boundary is the highest score within ±this many turns"
+    )
+    topic_cue_weight: float = Field(
+        1.0, ge=0, description="score bonus for a strong cue phrase on the turn (weak cue: 1/4)"
+    )
+    topic_llm_weight: float = Field(
+        1.0, ge=0, description="score bonus x LLM confidence on the turns the LLM saw change"
+    )
+    topic_min_confidence: float = Field(
+        0.5, ge=0, le=1, description="LLM topic_changed verdicts below this confidence are ignored"
+    )
 
     # Utterances
     utterance_max_tokens: int = Field(400, ge=20, description="longer utterances are split")
@@ -62,9 +84,11 @@ class ContextConfig(BaseSettings):
     budget_summary: int = Field(2000, ge=200, description="context tokens, SUMMARY")
     budget_action_extraction: int = Field(4000, ge=200, description="context tokens, ACTION_EXTRACTION")
     budget_search: int = Field(2500, ge=200, description="context tokens, SEARCH")
-    transcript_evidence_max_share: float = Field(
-        0.08, gt=0, le=1, description="transcript excerpts never exceed this share of the meeting"
+    immediate_max_meeting_share: float = Field(
+        0.09, gt=0, le=1, description="IMMEDIATE_RESPONSE context stays under this share of "
+        "the meeting's transcript so far (the quick call stays quick), but never under the floor"
     )
+    immediate_min_tokens: int = Field(400, ge=100, description="floor of the share rule above")
 
     # DB sync (write-through; see store/)
     db_sync_interval_seconds: float = 5.0
@@ -143,7 +167,8 @@ class RetrievalConfig(BaseSettings):
     weight_sparse: float = Field(0.35, ge=0)
     weight_trigraph: float = Field(0.20, ge=0)
     adaptive_weights: bool = True
-    korean_sparse_boost: float = Field(2.0, gt=0, description="sparse x this for Hangul queries")
+    korean_sparse_boost: float = Field(4.0, gt=0, description="sparse x this for Hangul queries")
+    other_sparse_factor: float = Field(0.5, gt=0, description="sparse x this for queries without Hangul")
     numeric_sparse_boost: float = Field(1.5, gt=0, description="sparse x this for numbers/units")
     causal_trigraph_boost: float = Field(1.5, gt=0, description="trigraph x this for why/how")
     channel_depth: int = Field(100, ge=1, description="ranked hits each channel hands to fusion")

@@ -45,3 +45,12 @@ class StoreError(MitHubError):
 
 class LeaseError(StoreError):
     """Another writer owns the meeting."""
+
+
+class IndexFormatError(MitHubError):
+    """A retrieval index on disk is missing, damaged, or was built with other settings."""
+
+
+class BackPressureError(StoreError):
+    """The database is unreachable and the in-memory write queue is full: the write was
+    not accepted; retry it once the database is back."""

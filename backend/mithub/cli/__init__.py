@@ -11,7 +11,7 @@ from mithub import __version__
 from mithub.errors import MitHubError
 
 # Modules under mithub.cli that define sub-commands, in help order.
-COMMAND_MODULES: list[str] = ["replay"]
+COMMAND_MODULES: list[str] = ["replay", "config", "index", "search", "db", "meetings", "segment"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,298 @@
+"""ContextBuilder (seed 002 §4, §10.2.4, §10.3.3–10.3.4; seed 000): the context of one agent
+call, assembled per call type inside a token budget.
+
+| call type          | L0          | L1                  | evidence                          |
+|--------------------|-------------|---------------------|-----------------------------------|
+| IMMEDIATE_RESPONSE | last 10     | relevant, if room   | transcript search, documents      |
+| SUMMARY            | last 5      | all                 | transcript search if a query      |
+| ACTION_EXTRACTION  | topic buffer| all                 | transcript search if a query      |
+| SEARCH             | last 5      | all                 | documents, transcript search      |
+
+Every call with a query also searches the meeting's own transcript: a question about
+something said forty minutes ago is in neither L0 nor, verbatim, in L1. The budget is split
+by the query type (seed 000), each part packed best-first, and the formatted prompt is
+measured at the end: it never exceeds the call type's budget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from mithub.budget import ModelBudget, TokenBudgetManager
+from mithub.clock import Clock, utc_now
+from mithub.config import ContextConfig
+from mithub.context.allocation import ALLOCATIONS, classify_query, drop_near_duplicates, rerank, split_budget
+from mithub.context.formatting import format_context_as_system_prompt, segment_lines, topic_label, utterance_line
+from mithub.context.manager import ContextManager
+from mithub.context.models import (
+    AgentCallType,
+    AgentContext,
+    DocumentPassage,
+    Participant,
+    TopicSegment,
+    TranscriptExcerpt,
+    Utterance,
+)
+from mithub.context.transcript_index import TranscriptIndex
+from mithub.embedders import Embedder
+from mithub.text import content_tokens
+
+
+class DocumentSearch(Protocol):
+    """Documents and past meetings (the hybrid retriever, adapted by the agent layer)."""
+
+    def search_passages(self, query: str, top_k: int) -> list[DocumentPassage]: ...
+
+
+class ContextBuilder:
+    def __init__(
+        self,
+        *,
+        config: ContextConfig,
+        embedder: Embedder,
+        budget: TokenBudgetManager | None = None,
+        documents: DocumentSearch | None = None,
+        clock: Clock = utc_now,
+    ) -> None:
+        self.config = config
+        self.budget = budget or TokenBudgetManager()
+        self._embedder = embedder
+        self._documents = documents
+        self._clock = clock
+        self._model = ModelBudget.for_window(config.model_context_window)
+
+    def new_transcript_index(self) -> TranscriptIndex:
+        """An empty index of a meeting's turns, costed as this builder formats them."""
+        return TranscriptIndex(self._embedder, lambda u: self.budget.count(utterance_line(u)))
+
+    def call_budget(self, call_type: AgentCallType) -> int:
+        wanted = {
+            "IMMEDIATE_RESPONSE": self.config.budget_immediate_response,
+            "SUMMARY": self.config.budget_summary,
+            "ACTION_EXTRACTION": self.config.budget_action_extraction,
+            "SEARCH": self.config.budget_search,
+        }[call_type]
+        return min(wanted, self._model.context)
+
+    # ------------------------------------------------------------------ per call type
+
+    def build_context(
+        self,
+        call_type: AgentCallType,
+        context_manager: ContextManager,
+        user_query: str | None = None,
+        participants: list[Participant] | None = None,
+        *,
+        transcript: TranscriptIndex | None = None,
+        required_topics: Sequence[str] = (),
+    ) -> AgentContext:
+        manager, query = context_manager, (user_query or "").strip() or None
+        total = self.call_budget(call_type)
+        if call_type == "IMMEDIATE_RESPONSE" and transcript is not None and len(transcript):
+            share = int(transcript.total_tokens * self.config.immediate_max_meeting_share)
+            total = min(total, max(share, self.config.immediate_min_tokens))
+        uses_recent_window = call_type != "ACTION_EXTRACTION"
+        kinds = split_budget(
+            total - self._overhead(manager, call_type), ALLOCATIONS[classify_query(query)],
+            evidence=query is not None or call_type == "SEARCH",
+            summaries=call_type != "IMMEDIATE_RESPONSE" or bool(manager.get_l1_segments()),
+            recent=True,
+        )
+        if call_type == "IMMEDIATE_RESPONSE":
+            recent = self._recent(manager.get_l0_utterances(10), kinds["recent"])
+        elif uses_recent_window:
+            recent = self._recent(manager.get_l0_utterances(5), kinds["recent"])
+        else:  # the whole current topic, newest first if it does not fit
+            recent = self._recent(manager.get_topic_utterances(), kinds["recent"] + kinds["summaries"] // 2)
+            kinds["summaries"] -= kinds["summaries"] // 2
+        segments = self._segments(manager.get_l1_segments(), query, required_topics, kinds["summaries"])
+        excerpts, documents = self._evidence(call_type, query, transcript, recent, kinds["evidence"])
+        ctx = AgentContext(
+            meeting_id=manager.meeting_id,
+            current_time=self._clock(),
+            call_type=call_type,
+            recent_utterances=recent,
+            current_topic=manager.current_topic,
+            topic_segments=segments or None,
+            pending_items=manager.get_pending_items() if call_type != "IMMEDIATE_RESPONSE" else None,
+            participants=participants or self._participants(manager),
+            speaker_roles=dict(manager.speaker_context.infer_roles()),
+            user_query=query,
+            transcript_excerpts=excerpts,
+            documents=documents,
+            token_budget=total,
+        )
+        return self._fit(ctx, total)
+
+    # ------------------------------------------------------------------ parts
+
+    @staticmethod
+    def _participants(manager: ContextManager) -> list[Participant]:
+        roles = manager.speaker_context.speaker_roles
+        return [Participant(user_id=sid, name=stats.name, role=roles.get(sid))
+                for sid, stats in manager.speaker_context.speaker_stats.items()]
+
+    def _recent(self, utterances: list[Utterance], budget: int) -> list[Utterance]:
+        """Newest turns that fit; the latest turn is always kept (cut if it must be)."""
+        if not utterances:
+            return []
+        kept = self.budget.keep_newest(utterances, budget, text_of=utterance_line)
+        if kept:
+            return kept
+        latest = utterances[-1]
+        room = max(budget - self.budget.count(utterance_line(latest.model_copy(update={"text": ""}))), 1)
+        return [latest.model_copy(update={"text": self.budget.truncate_to_budget(latest.text, room)})]
+
+    def _segments(
+        self, segments: list[TopicSegment], query: str | None, required: Sequence[str], budget: int
+    ) -> list[TopicSegment]:
+        """Required and query-relevant topics first, then the most recent; shown in meeting
+        order. A topic that does not fit whole is shown compressed (summary cut, lists short)."""
+        if not segments or budget <= 0:
+            return []
+        wanted = set(required)
+        ranked = [s for s in segments if s.name in wanted]
+        if query:
+            ranked += [s for s in rerank(segments, query, text_of=_segment_text,
+                                         time_of=lambda s: s.updated_at, now=self._clock())
+                       if s not in ranked and _overlaps(query, _segment_text(s))]
+        ranked += [s for s in reversed(segments) if s not in ranked]
+        chosen: list[TopicSegment] = []
+        used = 0
+        for segment in ranked:
+            cost = self.budget.total(segment_lines(segment, topic_label(segment)))
+            if used + cost > budget:
+                segment = self._compress(segment, budget - used)
+                if segment is None:
+                    continue
+                cost = self.budget.total(segment_lines(segment, topic_label(segment)))
+            chosen.append(segment)
+            used += cost
+        return sorted(chosen, key=lambda s: s.start_utterance_id)
+
+    def _compress(self, segment: TopicSegment, room: int) -> TopicSegment | None:
+        if room < 60:
+            return None
+        lists = {"key_points": [], "keywords": segment.keywords[:5], "participants": [],
+                 "key_decisions": segment.key_decisions[-2:], "pending_items": segment.pending_items[-1:],
+                 "action_items": segment.action_items[-2:]}
+        compact = segment.model_copy(update=lists)
+        fixed = self.budget.total(segment_lines(compact.model_copy(update={"summary": ""}), topic_label(segment)))
+        if fixed >= room:
+            compact = compact.model_copy(update={"key_decisions": [], "pending_items": [], "action_items": []})
+            fixed = self.budget.total(segment_lines(compact.model_copy(update={"summary": ""}), topic_label(segment)))
+        summary = self.budget.truncate_to_budget(segment.summary, room - fixed - 4)
+        return compact.model_copy(update={"summary": summary}) if summary else None
+
+    def _evidence(
+        self,
+        call_type: AgentCallType,
+        query: str | None,
+        transcript: TranscriptIndex | None,
+        recent: list[Utterance],
+        budget: int,
+    ) -> tuple[list[TranscriptExcerpt], list[DocumentPassage]]:
+        if not query or budget <= 0:
+            return [], []
+        doc_share = 0.6 if call_type == "SEARCH" else 0.3
+        documents = self._document_passages(query, int(budget * doc_share)) if self._documents else []
+        spent = self.budget.total(f"[D0] {d.source}: {d.text}" for d in documents)
+        excerpts: list[TranscriptExcerpt] = []
+        if transcript is not None and len(transcript):
+            shown = min((u.id for u in recent), default=transcript.last_seq + 1)
+            excerpts = transcript.search(query, budget_tokens=budget - spent, exclude_from_seq=shown)
+        return excerpts, documents
+
+    def _document_passages(self, query: str, budget: int) -> list[DocumentPassage]:
+        assert self._documents is not None
+        found = self._documents.search_passages(query, top_k=8)
+        if not found:
+            return []
+        vectors = self._embedder.embed_documents([p.text for p in found])
+        diverse = drop_near_duplicates(found, vectors)
+        ranked = rerank(diverse, query, text_of=lambda p: p.text, time_of=lambda p: None, now=self._clock())
+        fitted = [p.model_copy(update={"text": self.budget.truncate_to_budget(p.text, max(budget // 2, 40))})
+                  for p in ranked]
+        return self.budget.pack(fitted, budget, text_of=lambda p: f"[D0] {p.source}: {p.text}",
+                                skip_oversize=True)
+
+    def _overhead(self, manager: ContextManager, call_type: AgentCallType) -> int:
+        """Tokens of the prompt's fixed parts (meeting header, data notice, section titles)."""
+        empty = AgentContext(meeting_id=manager.meeting_id, current_time=self._clock(),
+                             call_type=call_type, current_topic=manager.current_topic)
+        return self.budget.count(format_context_as_system_prompt(empty)) + _SECTION_TITLES
+
+    def _fit(self, ctx: AgentContext, total: int) -> AgentContext:
+        """Measure the formatted prompt and, while it is over budget, drop one item at a time
+        from each part in turn (least relevant document or excerpt, oldest topic or turn), so
+        no part is emptied to save another; the latest turn always stays."""
+        droppers = [
+            ("documents", lambda c: c.documents[:-1]),
+            ("transcript_excerpts", lambda c: c.transcript_excerpts[:-1]),
+            ("pending_items", lambda c: (c.pending_items or [])[1:] or None),
+            ("topic_segments", lambda c: (c.topic_segments or [])[1:] or None),
+            ("recent_utterances", lambda c: c.recent_utterances[1:]),
+        ]
+        turn = 0
+        while True:
+            tokens = self.budget.count(format_context_as_system_prompt(ctx))
+            if tokens <= total:
+                return ctx.model_copy(update={"token_count": tokens})
+            candidates = [(f, drop) for f, drop in droppers if _droppable(ctx, f)]
+            if not candidates:
+                if ctx.speaker_roles or ctx.participants:
+                    ctx = ctx.model_copy(update={"speaker_roles": {}, "participants": []})
+                    continue
+                return ctx.model_copy(update={"token_count": tokens})
+            field, drop = candidates[turn % len(candidates)]
+            ctx = ctx.model_copy(update={field: drop(ctx)})
+            turn += 1
+
+    # ------------------------------------------------------------------ two-stage planning
+
+    def build_planning_input_context(self, ctx: ContextManager, l0_limit: int = 10) -> str:
+        """Planning input (seed 002 §10.3.3): recent turns and the list of L1 topics only."""
+        lines = [f"## 현재 토픽: {ctx.current_topic}", "", "## L0 최근 발화"]
+        recent = ctx.get_l0_utterances(limit=l0_limit)
+        lines += [utterance_line(u, with_topic=True) for u in recent] or ["- 없음"]
+        lines += ["", "## L1 토픽 목록"]
+        segments = ctx.get_l1_segments()
+        lines += [f"- {s.name} (utterances {s.start_utterance_id}~{s.end_utterance_id})"
+                  for s in segments] or ["- 없음"]
+        return "\n".join(lines)
+
+    def build_required_topic_context(
+        self, ctx: ContextManager, topic_names: list[str]
+    ) -> tuple[str, list[str]]:
+        """Details of the topics the planner asked for, and the names it asked for that do
+        not exist (seed 002 §10.3.3)."""
+        if not topic_names:
+            return "", []
+        segment_map = {seg.name: seg for seg in ctx.get_l1_segments()}
+        missing = [name for name in topic_names if name not in segment_map]
+        lines = ["## L1 토픽 상세"]
+        for name in topic_names:
+            if name in segment_map:
+                lines += segment_lines(segment_map[name], topic_label(segment_map[name])) + [""]
+        if len(lines) == 1:
+            return "", missing
+        return "\n".join(lines).strip(), missing
+
+
+_SECTION_TITLES = 40  # "## 토픽별 요약 (L1)" and the other section titles, when present
+
+
+def _droppable(ctx: AgentContext, field: str) -> bool:
+    value = getattr(ctx, field)
+    if field == "recent_utterances":
+        return bool(value) and len(value) > 1
+    return bool(value)
+
+
+def _segment_text(segment: TopicSegment) -> str:
+    return " ".join([segment.name, segment.summary, *segment.keywords, *segment.key_decisions])
+
+
+def _overlaps(query: str, text: str) -> bool:
+    return bool(set(content_tokens(query)) & set(content_tokens(text)))

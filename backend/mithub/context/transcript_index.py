@@ -1,0 +1,223 @@
+"""Search over the current meeting's own transcript: a question about something said forty
+minutes ago is in neither L0 nor, verbatim, in L1.
+
+Each turn is scored by BM25 over content tokens (Korean morphemes, English words) and by
+cosine similarity of its embedding to the query; the two are fused with weighted RRF (as the
+document retriever does). Turn scores are then spread to their neighbours, because an answer
+is discussed over several turns, and the best short windows are returned verbatim.
+
+The index grows incrementally: BM25 keeps postings and document frequencies (no rebuild per
+utterance), embeddings come through the cached embedder (the topic detector already paid
+for them).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+import numpy as np
+
+from mithub.context.models import TranscriptExcerpt, Utterance
+from mithub.context.spans import best_span
+from mithub.context.speaker_context import is_question
+from mithub.embedders import Embedder
+from mithub.text import content_tokens, has_hangul
+
+_K1, _B = 1.5, 0.75
+# Selection parameters, chosen on the QMSum meeting-QA benchmark (benchmarks/meeting_qa.py).
+SPAN_SHARE = 0.5
+SPAN_BASELINE_QUANTILE = 0.8
+SINGLE_TURN_GAP = 6
+QUESTION_TURN_WEIGHT = 0.5
+_SPAN_KERNEL = np.hanning(23)[1:-1]
+
+
+def _smooth(values: np.ndarray, kernel: np.ndarray) -> np.ndarray:
+    """Centred convolution with the length of `values` (numpy's "same" mode takes the length
+    of the longer input, which is the kernel for a short meeting)."""
+    full = np.convolve(values, kernel, mode="full")
+    offset = (len(kernel) - 1) // 2
+    return full[offset : offset + len(values)]
+
+
+class IncrementalBM25:
+    """BM25 whose corpus only grows; scoring touches the postings of the query terms only."""
+
+    def __init__(self) -> None:
+        self._postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
+        self._lengths: list[int] = []
+        self._total_length = 0
+
+    def add(self, tokens: Sequence[str]) -> None:
+        row = len(self._lengths)
+        for term, tf in Counter(tokens).items():
+            self._postings[term].append((row, tf))
+        self._lengths.append(len(tokens))
+        self._total_length += len(tokens)
+
+    def __len__(self) -> int:
+        return len(self._lengths)
+
+    def scores(self, query_tokens: Sequence[str]) -> np.ndarray:
+        n = len(self._lengths)
+        out = np.zeros(n, dtype=np.float32)
+        if n == 0:
+            return out
+        avg = self._total_length / n or 1.0
+        lengths = np.asarray(self._lengths, dtype=np.float32)
+        for term in set(query_tokens):
+            postings = self._postings.get(term)
+            if not postings:
+                continue
+            idf = math.log(1 + (n - len(postings) + 0.5) / (len(postings) + 0.5))
+            rows = np.fromiter((r for r, _ in postings), dtype=np.int64, count=len(postings))
+            tf = np.fromiter((t for _, t in postings), dtype=np.float32, count=len(postings))
+            norm = _K1 * (1 - _B + _B * lengths[rows] / avg)
+            out[rows] += idf * tf * (_K1 + 1) / (tf + norm)
+        return out
+
+
+# Words that frame a question without saying what it is about ("summarize the discussion
+# about X", "what did the team think about Y", "…에 대해 어떻게 얘기했나요").
+QUERY_FRAME_WORDS = frozenset(
+    """summarize summarise summary discussion discussed discuss discussing talk talked talking
+    about what why how did does think thought opinion opinions say said team group meeting
+    members member regarding whole decide decided decision 요약 논의 얘기 이야기 회의 말 생각 의견
+    어떻게 무엇 뭐 대해 관련 내용""".split()
+)
+
+
+def query_terms(query: str) -> list[str]:
+    terms = content_tokens(query)
+    focused = [t for t in terms if t not in QUERY_FRAME_WORDS]
+    return focused or terms
+
+
+class TranscriptIndex:
+    """The meeting's turns, searchable by lexical and dense relevance."""
+
+    def __init__(
+        self,
+        embedder: Embedder,
+        count_tokens: Callable[[Utterance], int],
+        *,
+        dense_weight: float = 0.5,
+        speaker_boost: float = 1.0,
+    ) -> None:
+        self._embedder = embedder
+        self._count = count_tokens
+        self._bm25 = IncrementalBM25()
+        self._utterances: list[Utterance] = []
+        self._costs: list[int] = []
+        self._questions: list[bool] = []
+        self._vectors = np.zeros((0, embedder.dim), dtype=np.float16)
+        self._dense_weight = dense_weight
+        self._speaker_boost = speaker_boost
+
+    @property
+    def last_seq(self) -> int:
+        return self._utterances[-1].id if self._utterances else 0
+
+    @property
+    def total_tokens(self) -> int:
+        return sum(self._costs)
+
+    def __len__(self) -> int:
+        return len(self._utterances)
+
+    def add(self, utterances: Sequence[Utterance]) -> None:
+        """Index turns (in seq order; turns already indexed are skipped)."""
+        fresh = [u for u in utterances if u.id > self.last_seq]
+        if not fresh:
+            return
+        vectors = self._embedder.embed_documents([u.text for u in fresh]).astype(np.float16)
+        for utterance in fresh:
+            self._bm25.add(content_tokens(f"{utterance.speaker_name} {utterance.text}"))
+            self._costs.append(self._count(utterance))
+            self._questions.append(is_question(utterance.text))
+        self._utterances.extend(fresh)
+        self._vectors = np.concatenate([self._vectors, vectors])
+
+    def relevance(self, query: str) -> np.ndarray:
+        """Per turn: BM25 (scaled to the best turn) mixed with the dense cosine above the
+        meeting's median; turns of a speaker the query names count double."""
+        n = len(self._utterances)
+        if n == 0:
+            return np.zeros(0, dtype=np.float32)
+        lexical = self._bm25.scores(query_terms(query))
+        lexical = lexical / lexical.max() if lexical.max() > 0 else lexical
+        query_vector = self._embedder.embed_queries([query])[0].astype(np.float32)
+        cosine = self._vectors.astype(np.float32) @ query_vector
+        median = float(np.median(cosine))
+        dense = np.clip((cosine - median) / max(float(cosine.max()) - median, 1e-6), 0.0, None)
+        relevance = (1 - self._dense_weight) * lexical + self._dense_weight * dense
+        if is_question(query):
+            # A question is answered by statements: the turns that ask it again rank lower.
+            relevance = relevance * np.where(np.asarray(self._questions), QUESTION_TURN_WEIGHT, 1.0)
+        named = self._named_speakers(query)
+        if named:
+            mask = np.fromiter((u.speaker_id in named for u in self._utterances), dtype=bool, count=n)
+            relevance = relevance * (1 + self._speaker_boost * mask)
+        return relevance.astype(np.float32)
+
+    def _named_speakers(self, query: str) -> set[str]:
+        lowered = query.lower()
+        named = set()
+        for u in self._utterances:
+            name = u.speaker_name.lower()
+            given = name[1:] if len(name) >= 3 and has_hangul(name) else name
+            if name in lowered or (len(given) >= 2 and given in lowered):
+                named.add(u.speaker_id)
+        return named
+
+    def search(
+        self,
+        query: str,
+        *,
+        budget_tokens: int,
+        exclude_from_seq: int | None = None,
+        span_share: float = SPAN_SHARE,
+    ) -> list[TranscriptExcerpt]:
+        """Turns worth quoting for `query`, within `budget_tokens`, as excerpts of consecutive
+        turns, most relevant first. Part of the budget goes to the best contiguous stretch of
+        discussion (recall of a whole exchange), the rest to the best single turns elsewhere,
+        kept apart from each other (so the answer is found wherever it was said)."""
+        relevance = self.relevance(query)
+        n = int(np.searchsorted([u.id for u in self._utterances], exclude_from_seq)) \
+            if exclude_from_seq is not None else len(self._utterances)
+        relevance = relevance[:n]
+        if n == 0 or not relevance.any():
+            return []
+        costs = np.asarray(self._costs[:n], dtype=np.float64)
+        chosen = np.zeros(n, dtype=bool)
+        smooth = _smooth(relevance, _SPAN_KERNEL / _SPAN_KERNEL.sum())
+        gains = smooth - np.quantile(smooth, SPAN_BASELINE_QUANTILE)
+        _, start, end = best_span(gains, costs, budget_tokens * span_share)
+        chosen[start:end] = True
+        used = float(costs[chosen].sum())
+        picked: list[int] = []
+        for i in np.argsort(-relevance, kind="stable"):
+            if relevance[i] <= 0:
+                break
+            if chosen[i] or any(abs(int(i) - p) < SINGLE_TURN_GAP for p in picked):
+                continue
+            if used + costs[i] > budget_tokens:
+                continue
+            chosen[i] = True
+            used += costs[i]
+            picked.append(int(i))
+        return self._excerpts(chosen, relevance)
+
+    def _excerpts(self, chosen: np.ndarray, relevance: np.ndarray) -> list[TranscriptExcerpt]:
+        excerpts: list[TranscriptExcerpt] = []
+        run: list[int] = []
+        for i in [*np.flatnonzero(chosen).tolist(), -2]:
+            if run and i != run[-1] + 1:
+                excerpts.append(TranscriptExcerpt(
+                    utterances=[self._utterances[j] for j in run],
+                    score=float(relevance[run].max()),
+                ))
+                run = []
+            run.append(i)
+        return sorted(excerpts, key=lambda e: -e.score)
