@@ -106,8 +106,14 @@ class ContextBuilder:
         else:  # the whole current topic, newest first if it does not fit
             recent = self._recent(manager.get_topic_utterances(), kinds["recent"] + kinds["summaries"] // 2)
             kinds["summaries"] -= kinds["summaries"] // 2
-        segments = self._segments(manager.get_l1_segments(), query, required_topics, kinds["summaries"])
         excerpts, documents = self._evidence(call_type, query, transcript, recent, kinds["evidence"])
+        # What the turns and the evidence left unused goes to the topic summaries.
+        spent = self.budget.total(utterance_line(u) for u in recent) + self.budget.total(
+            utterance_line(u) for e in excerpts for u in e.utterances
+        ) + self.budget.total(f"[D0] {d.source}: {d.text}" for d in documents)
+        leftover = max(kinds["recent"] + kinds["evidence"] - spent, 0)
+        segments = self._segments(manager.get_l1_segments(), query, required_topics,
+                                  kinds["summaries"] + leftover)
         ctx = AgentContext(
             meeting_id=manager.meeting_id,
             current_time=self._clock(),

@@ -1,0 +1,158 @@
+"""The agent call pipeline: plan -> build context -> generate -> attribute -> persist.
+
+Generation degrades instead of failing: a cached answer to the same prompt, else the LLM
+(behind a circuit breaker), else a template answer built from the context, else the
+retrieved evidence itself. The answer's `mode` says which one it is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from typing import Protocol
+
+import structlog
+
+from mithub.agent.answer import LLM_ANSWER_SCHEMA, Answer, AnswerMode, Citation, LLMAnswer
+from mithub.agent.attribution import attribute
+from mithub.agent.prompts import answer_instructions, user_message
+from mithub.agent.session import MeetingSession
+from mithub.agent.templates import retrieval_only_answer, template_answer
+from mithub.clock import Clock, utc_now
+from mithub.context.builder import ContextBuilder
+from mithub.context.formatting import format_context_as_system_prompt
+from mithub.context.models import AgentCallType, AgentContext
+from mithub.errors import LLMError, LLMOutputError
+from mithub.llm import LLMClient
+from mithub.llm.breaker import CircuitBreaker
+from mithub.llm.cache import ResponseCache
+from mithub.llm.json_output import parse_into
+from mithub.store.records import AgentCallRecord
+from mithub.text import content_tokens
+
+logger = structlog.get_logger(__name__)
+
+MAX_QUERY_CHARS = 2000
+
+
+class AgentCallRecorder(Protocol):
+    async def record_agent_call(self, call: AgentCallRecord) -> None: ...
+
+
+class AgentPipeline:
+    def __init__(
+        self,
+        builder: ContextBuilder,
+        *,
+        llm: LLMClient | None = None,
+        max_output_tokens: int = 512,
+        cache: ResponseCache | None = None,
+        breaker: CircuitBreaker | None = None,
+        recorder: AgentCallRecorder | None = None,
+        clock: Clock = utc_now,
+    ) -> None:
+        self.builder = builder
+        self._llm = llm
+        self._max_output_tokens = max_output_tokens
+        self.cache = cache or ResponseCache()
+        self.breaker = breaker or CircuitBreaker()
+        self._recorder = recorder
+        self._clock = clock
+        self.modes: Counter[str] = Counter()
+
+    async def call(
+        self,
+        session: MeetingSession,
+        call_type: AgentCallType,
+        query: str | None = None,
+        *,
+        source: str = "http",
+        requested_by: str | None = None,
+    ) -> Answer:
+        started = time.perf_counter()
+        query = (query or "").strip()[:MAX_QUERY_CHARS] or None
+        await session.sync_transcript()
+        required = self.plan_topics(session, query)
+        ctx = await asyncio.to_thread(
+            self.builder.build_context, call_type, session.manager, query,
+            transcript=session.transcript, required_topics=required,
+        )
+        text, citations, mode = await self._generate(ctx)
+        answer = Answer(
+            meeting_id=session.meeting_id, call_type=call_type, query=query, answer=text,
+            citations=citations, mode=mode, context_tokens=ctx.token_count,
+            latency_ms=round((time.perf_counter() - started) * 1000, 1), created_at=self._clock(),
+        )
+        self.modes[mode] += 1
+        logger.info("agent_call_answered", meeting_id=session.meeting_id, call_type=call_type,
+                    mode=mode, context_tokens=ctx.token_count, latency_ms=answer.latency_ms,
+                    citations=len(citations))
+        await self._persist(answer, session, source, requested_by)
+        return answer
+
+    def plan_topics(self, session: MeetingSession, query: str | None) -> list[str]:
+        """Topics that need detail for this query (seed 002 §10.3.3's first stage): those whose
+        name, keywords or decisions share words with the query. LLM-free, so planning never
+        costs a second model call on a CPU."""
+        if not query:
+            return []
+        words = set(content_tokens(query))
+        return [
+            s.name for s in session.manager.get_l1_segments()
+            if words & set(content_tokens(" ".join([s.name, *s.keywords, *s.key_decisions])))
+        ]
+
+    async def _generate(self, ctx: AgentContext) -> tuple[str, list[Citation], AnswerMode]:
+        system = f"{answer_instructions(ctx.call_type)}\n\n{format_context_as_system_prompt(ctx)}"
+        user = user_message(ctx.call_type, ctx.user_query)
+        key = ResponseCache.key(getattr(self._llm, "model", "none"), system, user)
+        if (cached := self.cache.get(key)) is not None:
+            parsed = _parse(cached)
+            if parsed is not None:
+                return parsed.answer, attribute(parsed.answer, parsed.citations, ctx), "cache"
+        if self._llm is not None and self.breaker.allow():
+            try:
+                raw = await self._llm.complete_json(system=system, user=user, schema=LLM_ANSWER_SCHEMA,
+                                                    max_tokens=self._max_output_tokens)
+                parsed = parse_into(raw, LLMAnswer)
+            except LLMOutputError as exc:
+                self.breaker.record_success()  # the server answered; only its output was unusable
+                logger.warning("llm_answer_unparseable", call_type=ctx.call_type, error=str(exc))
+            except LLMError as exc:
+                self.breaker.record_failure()
+                logger.warning("llm_answer_failed", call_type=ctx.call_type, error=str(exc),
+                               breaker=self.breaker.state)
+            else:
+                self.breaker.record_success()
+                self.cache.put(key, raw)
+                return parsed.answer, attribute(parsed.answer, parsed.citations, ctx), "llm"
+        templated = template_answer(ctx)
+        if templated is not None:
+            return templated[0], templated[1], "template"
+        text, citations = retrieval_only_answer(ctx)
+        return text, citations, "retrieval_only"
+
+    async def _persist(self, answer: Answer, session: MeetingSession, source: str,
+                       requested_by: str | None) -> None:
+        if self._recorder is None:
+            return
+        record = AgentCallRecord(
+            meeting_id=answer.meeting_id, call_type=answer.call_type, source=source,
+            query=answer.query or "", requested_by=requested_by, at_seq=session.manager.last_seq,
+            status="answered", mode=answer.mode, answer=answer.answer,
+            citations=[c.model_dump(mode="json") for c in answer.citations],
+            details={"context_tokens": answer.context_tokens}, latency_ms=answer.latency_ms,
+            completed_at=self._clock(),
+        )
+        try:
+            await self._recorder.record_agent_call(record)
+        except Exception as exc:  # an answered call is not failed by its bookkeeping
+            logger.warning("agent_call_not_recorded", meeting_id=answer.meeting_id, error=str(exc))
+
+
+def _parse(raw: str) -> LLMAnswer | None:
+    try:
+        return parse_into(raw, LLMAnswer)
+    except LLMOutputError:
+        return None
