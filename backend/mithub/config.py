@@ -130,6 +130,7 @@ class RetrievalConfig(BaseSettings):
 
     # Embedders: the dense channel's model was chosen by benchmarks/retrieval.py (RESULTS.md);
     # Tri-Graph embeds every sentence and entity, so it defaults to the fast USE model.
+    index_dir: str = Field("", description="hybrid index folder used by SEARCH and IMMEDIATE_RESPONSE calls; empty = meeting memory only")
     embedding_model: str = Field("e5-small", description="dense channel embedder name")
     trigraph_embedding_model: str = Field("use-multilingual", description="Tri-Graph embedder")
     st_model_path: str = Field("", description="local sentence-transformers model folder")
@@ -216,3 +217,19 @@ class DatabaseConfig(BaseSettings):
 @lru_cache(maxsize=1)
 def get_database_config() -> DatabaseConfig:
     return DatabaseConfig()
+
+
+class APIConfig(BaseSettings):
+    """HTTP API (`mithub api`): agent calls, meetings, transcript, health, metrics."""
+
+    model_config = _settings_config("API_")
+
+    token: SecretStr = Field(SecretStr(""), description="bearer token every request but /healthz must carry (required)")
+    host: str = Field("127.0.0.1", description="bind address")
+    port: int = Field(8000, ge=1, le=65535)
+    max_query_chars: int = Field(2000, ge=10, description="longer questions are refused with 422")
+
+
+@lru_cache(maxsize=1)
+def get_api_config() -> APIConfig:
+    return APIConfig()

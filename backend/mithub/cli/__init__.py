@@ -11,7 +11,9 @@ from mithub import __version__
 from mithub.errors import MitHubError
 
 # Modules under mithub.cli that define sub-commands, in help order.
-COMMAND_MODULES: list[str] = ["replay", "config", "index", "search", "db", "meetings", "segment"]
+COMMAND_MODULES: list[str] = [
+    "replay", "segment", "meetings", "ask", "api", "index", "search", "db", "config",
+]
 
 
 def build_parser() -> argparse.ArgumentParser:

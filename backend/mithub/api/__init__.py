@@ -1,0 +1,1 @@
+"""HTTP API: `mithub api` serves `create_app` with uvicorn."""

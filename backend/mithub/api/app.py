@@ -1,0 +1,112 @@
+"""HTTP API (FastAPI): agent calls, meetings, transcripts, health and metrics.
+
+Every route but /healthz needs `Authorization: Bearer <API_TOKEN>`. Meeting state is restored
+from the store, so the API answers about meetings a worker is still ingesting.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Annotated, Any
+
+from fastapi import Depends, FastAPI, HTTPException, Path, Query, Request, status
+from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel, Field
+
+from mithub import __version__
+from mithub.agent.answer import Answer
+from mithub.agent.registry import UnknownMeetingError
+from mithub.agent.runtime import AgentRuntime
+from mithub.config import APIConfig
+from mithub.context.models import AgentCallType, Utterance
+from mithub.context.report import meeting_report
+from mithub.errors import ConfigError, StoreError
+from mithub.store.records import MeetingOverview
+
+_bearer = HTTPBearer(auto_error=False)
+Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
+MeetingId = Annotated[str, Path(pattern=r"^[A-Za-z0-9._:-]{1,200}$", description="meeting id")]
+
+
+class CallRequest(BaseModel):
+    call_type: AgentCallType
+    query: str | None = Field(None, max_length=2000, description="the question; optional for SUMMARY and ACTION_EXTRACTION")
+
+
+class Health(BaseModel):
+    status: str
+    database: str
+    version: str = __version__
+
+
+def create_app(runtime: AgentRuntime, config: APIConfig) -> FastAPI:
+    token = config.token.get_secret_value()
+    if not token:
+        raise ConfigError("API_TOKEN is empty; set it to a long random string before starting the API")
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        yield
+        await runtime.aclose()
+
+    app = FastAPI(title="MitHub API", version=__version__, lifespan=lifespan)
+    def authorized(credentials: Credentials) -> None:
+        if credentials is None or not hmac.compare_digest(credentials.credentials.encode(), token.encode()):
+            raise HTTPException(status.HTTP_401_UNAUTHORIZED, "missing or wrong bearer token",
+                                headers={"WWW-Authenticate": "Bearer"})
+
+    auth = [Depends(authorized)]
+
+    @app.exception_handler(UnknownMeetingError)
+    async def _unknown(_request: Request, exc: UnknownMeetingError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=404)
+
+    @app.exception_handler(StoreError)
+    async def _store(_request: Request, exc: StoreError) -> JSONResponse:
+        return JSONResponse({"detail": f"store unavailable: {exc}"}, status_code=503)
+
+    @app.get("/healthz", response_model=Health)
+    async def healthz() -> Health:
+        try:
+            await runtime.repository.list_meetings()
+            database = "ok"
+        except Exception:  # health reports, it never fails
+            database = "unreachable"
+        return Health(status="ok" if database == "ok" else "degraded", database=database)
+
+    @app.get("/metrics", dependencies=auth, response_class=PlainTextResponse)
+    async def metrics() -> PlainTextResponse:
+        from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+        return PlainTextResponse(generate_latest().decode(), media_type=CONTENT_TYPE_LATEST)
+
+    @app.get("/v1/meetings", dependencies=auth, response_model=list[MeetingOverview])
+    async def list_meetings() -> list[MeetingOverview]:
+        return await runtime.repository.list_meetings()
+
+    @app.get("/v1/meetings/{meeting_id}", dependencies=auth)
+    async def show_meeting(meeting_id: MeetingId) -> dict[str, Any]:
+        session = await runtime.registry.get(meeting_id)
+        return meeting_report(session.manager)
+
+    @app.get("/v1/meetings/{meeting_id}/transcript", dependencies=auth, response_model=list[Utterance])
+    async def transcript(
+        meeting_id: MeetingId,
+        after_seq: Annotated[int, Query(ge=0, le=2**31)] = 0,
+        limit: Annotated[int, Query(ge=1, le=1000)] = 200,
+    ) -> list[Utterance]:
+        if await runtime.repository.last_seq(meeting_id) == 0:
+            raise UnknownMeetingError(meeting_id)
+        return await runtime.repository.get_utterances(meeting_id, after_seq=after_seq, limit=limit)
+
+    @app.post("/v1/meetings/{meeting_id}/calls", dependencies=auth, response_model=Answer)
+    async def call(meeting_id: MeetingId, request: CallRequest) -> Answer:
+        if request.query and len(request.query) > config.max_query_chars:
+            raise HTTPException(422, f"query is longer than {config.max_query_chars} characters")
+        session = await runtime.registry.get(meeting_id)
+        return await runtime.pipeline.call(session, request.call_type, request.query, source="http")
+
+    return app

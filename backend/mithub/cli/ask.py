@@ -1,0 +1,37 @@
+"""`mithub ask --meeting ID --type SUMMARY [--query TEXT]`: one agent call on a stored meeting."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+
+from mithub.context.models import AGENT_CALL_TYPES
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("ask", help="ask the agent about a stored meeting")
+    parser.add_argument("--meeting", required=True, metavar="ID")
+    parser.add_argument("--type", required=True, choices=AGENT_CALL_TYPES, dest="call_type")
+    parser.add_argument("--query", help="the question (needed for IMMEDIATE_RESPONSE and SEARCH)")
+    parser.add_argument("--database-url", metavar="URL", help="default: DATABASE_URL")
+    parser.add_argument("--index", metavar="DIR", help="retrieval index (default RETRIEVAL_INDEX_DIR)")
+    parser.add_argument("--json", action="store_true", help="print the Answer as JSON")
+    parser.set_defaults(handler=lambda args: asyncio.run(_ask(args)))
+
+
+async def _ask(args: argparse.Namespace) -> int:
+    from mithub.agent.runtime import open_agent_runtime
+
+    runtime = await open_agent_runtime(args.database_url, index_dir=args.index)
+    try:
+        session = await runtime.registry.get(args.meeting)
+        answer = await runtime.pipeline.call(session, args.call_type, args.query, source="cli")
+    finally:
+        await runtime.aclose()
+    if args.json:
+        print(json.dumps(answer.model_dump(mode="json"), ensure_ascii=False, indent=2))
+    else:
+        korean = not answer.query or any("가" <= ch <= "힣" for ch in answer.query + answer.answer)
+        print(answer.render_text(korean=korean))
+    return 0
