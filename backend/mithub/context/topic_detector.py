@@ -140,6 +140,9 @@ class TopicDetector:
         features = await asyncio.to_thread(self._features, utterance)
         self._recent.append(utterance)
         decision = self._shift.push(features)
+        if self._llm_names:  # names of turns already decided can no longer be used
+            settled = utterance.id - self.lookahead
+            self._llm_names = {s: n for s, n in self._llm_names.items() if s >= settled}
         if self._llm is not None and self._llm_due(features):
             await self._ask_llm(current_topic, current_summary)
         if decision is None:
@@ -212,7 +215,7 @@ class TopicDetector:
             detector = "llm" if extra > self._params.cue_weight * own else "keyword"
         # At the threshold the confidence is 0.5; two standard deviations above it, 0.98.
         confidence = 1.0 / (1.0 + math.exp(-2.0 * (decision.score - self._params.sigma)))
-        name = self._llm_names.get(decision.seq) or self._keyword_name(decision.seq)
+        name = self._llm_names.get(decision.seq) or self._keyword_name(decision.seq, own >= 1.0)
         self._llm_names = {s: n for s, n in self._llm_names.items() if s > decision.seq}
         logger.info(
             "topic_change_detected",
@@ -226,15 +229,25 @@ class TopicDetector:
         )
         return TopicChange(decision.seq, confidence, detector, name, reason)
 
-    def _keyword_name(self, boundary_seq: int) -> str:
-        """Keywords frequent after the boundary and rare before it, e.g. "GPU 서버 · 견적"."""
+    def _keyword_name(self, boundary_seq: int, announced: bool) -> str:
+        """Keywords of the first turns of the new topic that were rare before it, in the order
+        they were said, e.g. "출시 · 일정". An opening turn with a cue phrase counts most: that
+        is where a chair names the next item ("다음 안건으로 넘어가죠. 베타 출시 일정입니다")."""
         after: Counter[str] = Counter()
         before: Counter[str] = Counter()
+        first_said: dict[str, int] = {}
         for utterance in self._recent:
             words = keyword_candidates(spoken_text(utterance.text))
-            (after if utterance.id >= boundary_seq else before).update(words)
-        ranked = sorted(after, key=lambda w: (-after[w] / (1 + before[w]), -after[w], w))
-        return " · ".join(ranked[:_NAME_KEYWORDS])
+            distance = utterance.id - boundary_seq
+            if distance < 0:
+                before.update(words)
+                continue
+            weight = 3.0 if distance == 0 and announced else 1.0 / (1.0 + distance / 10)
+            for order, word in enumerate(words):
+                after[word] += weight
+                first_said.setdefault(word, distance * 1000 + order)
+        ranked = sorted(after, key=lambda w: (-after[w] / (1 + before[w]), first_said[w]))
+        return " · ".join(sorted(ranked[:_NAME_KEYWORDS], key=first_said.__getitem__))
 
     # ------------------------------------------------------------------ state
 
