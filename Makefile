@@ -24,7 +24,7 @@ install: $(VENV)/.installed
 install-test: $(VENV)/.installed-test
 
 demo: install
-	$(BIN)/mithub replay $(DEMO_MEETING) --meeting-id demo-ko
+	$(BIN)/mithub replay $(DEMO_MEETING) --meeting-id demo-ko --calls
 
 test: install-test
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -19,11 +19,11 @@ from mithub.text import has_hangul, split_sentences
 
 _LABELS = {
     True: {"summary": "회의 요약 (LLM 없이 회의 기록에서 정리)", "decisions": "결정", "pending": "미해결",
-           "actions": "액션 아이템 (발언에서 추출)", "related": "질문과 관련된 발언과 자료",
+           "actions": "액션 아이템 (발언에서 추출)", "related": "질문과 관련된 발언과 자료 {n}건 (LLM 없이 검색 결과로 답함):",
            "evidence": "관련 자료 (검색 결과 그대로)", "none": "아직 관련 내용이 없습니다."},
     False: {"summary": "Meeting summary (compiled from the record, no LLM)", "decisions": "Decided",
             "pending": "Open", "actions": "Action items (from what was said)",
-            "related": "What was said and written about it", "evidence": "Related material (search results)",
+            "related": "{n} related statements and passages (answered from search results, no LLM):", "evidence": "Related material (search results)",
             "none": "Nothing related yet."},
 }
 
@@ -78,7 +78,10 @@ def _actions(ctx: AgentContext, labels: dict[str, str]) -> tuple[str, list[Citat
                 items.setdefault(found.render(), available.get(f"U{u.id}"))
     if not items:
         return None
-    lines = [labels["actions"], *(f"• {item}" for item in items)]
+    # A stored item cut to its token share ("…") repeats one found whole in the turns.
+    whole = [i for i in items if not i.endswith("…")]
+    shown = [i for i in items if not (i.endswith("…") and any(w.startswith(i[:-1]) for w in whole))]
+    lines = [labels["actions"], *(f"• {item}" for item in shown)]
     citations = list({c.id: c for c in items.values() if c is not None}.values())
     return "\n".join(lines), citations
 
@@ -90,4 +93,4 @@ def _related(ctx: AgentContext, labels: dict[str, str]) -> tuple[str, list[Citat
     picked += [available[f"D{i}"] for i in range(1, min(len(ctx.documents), 3) + 1)]
     if not picked:
         return None
-    return "\n".join([labels["related"], *(c.render() for c in picked)]), picked
+    return labels["related"].format(n=len(picked)), picked

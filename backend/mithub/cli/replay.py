@@ -37,6 +37,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "Default: DATABASE_URL if set, else in memory only")
     parser.add_argument("--json", action="store_true", help="print the final state as JSON")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument("--calls", action="store_true",
+                        help="then run the four agent calls (IMMEDIATE_RESPONSE, SUMMARY, "
+                        "ACTION_EXTRACTION, SEARCH) and print the answers with citations")
+    parser.add_argument("--question", default="Q3 클라우드 예산은 얼마로 확정했나요?",
+                        help="question for the IMMEDIATE_RESPONSE and SEARCH calls of --calls")
     parser.set_defaults(handler=run)
 
 
@@ -98,7 +103,8 @@ async def _run(
 
     errors = LineErrors(report=lambda e: print(f"warning: {e}", file=sys.stderr))
     clock = ManualClock(start)
-    manager = create_context_manager(meeting_id, repository, clock=clock, llm=create_llm_client())
+    llm = create_llm_client()
+    manager = create_context_manager(meeting_id, repository, clock=clock, llm=llm)
     pieces = replay_pieces(read_transcript(args.transcript, errors, meeting_start=start),
                            manager.config.utterance_max_tokens, manager.budget)
     if persisted and await manager.restore_from_db():
@@ -119,7 +125,34 @@ async def _run(
         print(render_report(report, mode=mode))
     if errors:
         print(f"{len(errors)} malformed line(s) skipped", file=sys.stderr)
+    if args.calls:
+        await _agent_calls(manager, repository, llm, args.question, as_json=args.json)
     return 0
+
+
+async def _agent_calls(manager: ContextManager, repository: MeetingRepository, llm: Any,
+                       question: str, *, as_json: bool) -> None:
+    """The four call types on the replayed meeting, as a participant would see them."""
+    import json
+
+    from mithub.agent import AgentPipeline, MeetingSession
+    from mithub.config import get_llm_config
+    from mithub.context.builder import ContextBuilder
+    from mithub.context.models import AGENT_CALL_TYPES
+    from mithub.embedders import load_embedder
+
+    builder = ContextBuilder(config=manager.config, embedder=load_embedder(manager.config.embedding_model))
+    pipeline = AgentPipeline(builder, llm=llm, max_output_tokens=get_llm_config().max_output_tokens)
+    session = MeetingSession(manager, repository, builder.new_transcript_index())
+    for call_type in AGENT_CALL_TYPES:
+        query = question if call_type in ("IMMEDIATE_RESPONSE", "SEARCH") else None
+        answer = await pipeline.call(session, call_type, query, source="cli")
+        if as_json:
+            print(json.dumps(answer.model_dump(mode="json"), ensure_ascii=False))
+            continue
+        title = f"{call_type}" + (f": {query}" if query else "")
+        print(f"\n=== {title} ({answer.context_tokens} context tokens, {answer.latency_ms:.0f} ms)")
+        print(answer.render_text())
 
 
 async def _feed(
