@@ -161,6 +161,7 @@ def main() -> int:
     parser.add_argument("--dense-model", default=RetrievalConfig().embedding_model)
     parser.add_argument("--compare-dense", default="use-multilingual", help="extra dense-only reference ('' = none)")
     parser.add_argument("--no-write", action="store_true", help="print only, leave RESULTS.md alone")
+    parser.add_argument("--note", default="", help="a sentence added under the section title")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--result-file", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -178,6 +179,8 @@ def main() -> int:
             results.append(json.loads(Path(handle.name).read_text(encoding="utf-8")))
         print(f"{name}: done", file=sys.stderr)
     report = _report(results, args.dense_model)
+    if args.note:
+        report = f"{args.note}\n\n{report}"
     print(report)
     if not args.no_write:
         write_results_section(SECTION.format(model=args.dense_model), report)
