@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from datetime import datetime
 from typing import Literal, TypeVar
 
@@ -47,6 +48,17 @@ ALLOCATIONS: dict[QueryType, Allocation] = {
 }
 
 
+@lru_cache(maxsize=8192)
+def terms_of(text: str) -> frozenset[str]:
+    """Content tokens of a text, cached: topic summaries are reranked on every call."""
+    return frozenset(content_tokens(text))
+
+
+@lru_cache(maxsize=8192)
+def entities_of(text: str) -> frozenset[str]:
+    return frozenset(keyword_candidates(text))
+
+
 def classify_query(query: str | None) -> QueryType:
     if not query:
         return "default"
@@ -78,14 +90,14 @@ def rerank(
     """Seed 000 §6.1: keyword match 40%, recency 20%, entity relevance 40%."""
     if not items:
         return []
-    query_terms = set(content_tokens(query))
-    query_entities = set(keyword_candidates(query))
+    query_terms = terms_of(query)
+    query_entities = entities_of(query)
     scored = []
     for position, item in enumerate(items):
         text = text_of(item)
-        terms = set(content_tokens(text))
+        terms = terms_of(text)
         keyword = len(query_terms & terms) / len(query_terms) if query_terms else 0.0
-        entities = set(keyword_candidates(text))
+        entities = entities_of(text)
         entity = len(query_entities & entities) / len(query_entities) if query_entities else 0.0
         moment = time_of(item)
         age_hours = max((now - moment).total_seconds() / 3600, 0.0) if moment else 24.0

@@ -22,7 +22,14 @@ from typing import Protocol
 from mithub.budget import ModelBudget, TokenBudgetManager
 from mithub.clock import Clock, utc_now
 from mithub.config import ContextConfig
-from mithub.context.allocation import ALLOCATIONS, classify_query, drop_near_duplicates, rerank, split_budget
+from mithub.context.allocation import (
+    ALLOCATIONS,
+    classify_query,
+    drop_near_duplicates,
+    rerank,
+    split_budget,
+    terms_of,
+)
 from mithub.context.formatting import format_context_as_system_prompt, segment_lines, topic_label, utterance_line
 from mithub.context.manager import ContextManager
 from mithub.context.models import (
@@ -36,7 +43,6 @@ from mithub.context.models import (
 )
 from mithub.context.transcript_index import TranscriptIndex
 from mithub.embedders import Embedder
-from mithub.text import content_tokens
 
 
 class DocumentSearch(Protocol):
@@ -61,6 +67,7 @@ class ContextBuilder:
         self._documents = documents
         self._clock = clock
         self._model = ModelBudget.for_window(config.model_context_window)
+        self._segment_costs: dict[tuple, int] = {}
 
     def new_transcript_index(self) -> TranscriptIndex:
         """An empty index of a meeting's turns, costed as this builder formats them."""
@@ -167,15 +174,28 @@ class ContextBuilder:
         chosen: list[TopicSegment] = []
         used = 0
         for segment in ranked:
-            cost = self.budget.total(segment_lines(segment, topic_label(segment)))
+            cost = self._segment_cost(segment)
             if used + cost > budget:
                 segment = self._compress(segment, budget - used)
                 if segment is None:
                     continue
-                cost = self.budget.total(segment_lines(segment, topic_label(segment)))
+                cost = self._segment_cost(segment)
             chosen.append(segment)
             used += cost
         return sorted(chosen, key=lambda s: s.start_utterance_id)
+
+    def _segment_cost(self, segment: TopicSegment) -> int:
+        """Tokens of a segment as formatted; cached by content (segments change only on L1
+        updates, and every call type shows them)."""
+        key = (segment.id, segment.version, len(segment.summary), len(segment.key_decisions),
+               len(segment.key_points), len(segment.action_items), len(segment.pending_items))
+        cost = self._segment_costs.get(key)
+        if cost is None:
+            cost = self.budget.total(segment_lines(segment, topic_label(segment)))
+            if len(self._segment_costs) > 4096:
+                self._segment_costs.clear()
+            self._segment_costs[key] = cost
+        return cost
 
     def _compress(self, segment: TopicSegment, room: int) -> TopicSegment | None:
         if room < 60:
@@ -301,4 +321,4 @@ def _segment_text(segment: TopicSegment) -> str:
 
 
 def _overlaps(query: str, text: str) -> bool:
-    return bool(set(content_tokens(query)) & set(content_tokens(text)))
+    return bool(terms_of(query) & terms_of(text))

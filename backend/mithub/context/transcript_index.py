@@ -111,7 +111,9 @@ class TranscriptIndex:
         self._utterances: list[Utterance] = []
         self._costs: list[int] = []
         self._questions: list[bool] = []
-        self._vectors = np.zeros((0, embedder.dim), dtype=np.float16)
+        self._vectors = np.zeros((0, embedder.dim), dtype=np.float32)
+        self._seqs: list[int] = []
+        self._speaker_names: dict[str, str] = {}
         self._dense_weight = dense_weight
         self._speaker_boost = speaker_boost
 
@@ -131,11 +133,13 @@ class TranscriptIndex:
         fresh = [u for u in utterances if u.id > self.last_seq]
         if not fresh:
             return
-        vectors = self._embedder.embed_documents([u.text for u in fresh]).astype(np.float16)
+        vectors = self._embedder.embed_documents([u.text for u in fresh]).astype(np.float32)
         for utterance in fresh:
             self._bm25.add(content_tokens(f"{utterance.speaker_name} {utterance.text}"))
             self._costs.append(self._count(utterance))
             self._questions.append(is_question(utterance.text))
+            self._seqs.append(utterance.id)
+            self._speaker_names.setdefault(utterance.speaker_id, utterance.speaker_name.lower())
         self._utterances.extend(fresh)
         self._vectors = np.concatenate([self._vectors, vectors])
 
@@ -148,7 +152,7 @@ class TranscriptIndex:
         lexical = self._bm25.scores(query_terms(query))
         lexical = lexical / lexical.max() if lexical.max() > 0 else lexical
         query_vector = self._embedder.embed_queries([query])[0].astype(np.float32)
-        cosine = self._vectors.astype(np.float32) @ query_vector
+        cosine = self._vectors @ query_vector
         median = float(np.median(cosine))
         dense = np.clip((cosine - median) / max(float(cosine.max()) - median, 1e-6), 0.0, None)
         relevance = (1 - self._dense_weight) * lexical + self._dense_weight * dense
@@ -164,11 +168,10 @@ class TranscriptIndex:
     def _named_speakers(self, query: str) -> set[str]:
         lowered = query.lower()
         named = set()
-        for u in self._utterances:
-            name = u.speaker_name.lower()
+        for speaker_id, name in self._speaker_names.items():
             given = name[1:] if len(name) >= 3 and has_hangul(name) else name
             if name in lowered or (len(given) >= 2 and given in lowered):
-                named.add(u.speaker_id)
+                named.add(speaker_id)
         return named
 
     def search(
@@ -184,7 +187,7 @@ class TranscriptIndex:
         discussion (recall of a whole exchange), the rest to the best single turns elsewhere,
         kept apart from each other (so the answer is found wherever it was said)."""
         relevance = self.relevance(query)
-        n = int(np.searchsorted([u.id for u in self._utterances], exclude_from_seq)) \
+        n = int(np.searchsorted(self._seqs, exclude_from_seq)) \
             if exclude_from_seq is not None else len(self._utterances)
         relevance = relevance[:n]
         if n == 0 or not relevance.any():
@@ -196,17 +199,17 @@ class TranscriptIndex:
         _, start, end = best_span(gains, costs, budget_tokens * span_share)
         chosen[start:end] = True
         used = float(costs[chosen].sum())
-        picked: list[int] = []
-        for i in np.argsort(-relevance, kind="stable"):
-            if relevance[i] <= 0:
+        blocked = chosen.copy()  # a single turn keeps SINGLE_TURN_GAP turns from the others
+        cheapest = float(costs.min())
+        positive = np.flatnonzero(relevance > 0)
+        for i in positive[np.argsort(-relevance[positive], kind="stable")]:
+            if budget_tokens - used < cheapest:
                 break
-            if chosen[i] or any(abs(int(i) - p) < SINGLE_TURN_GAP for p in picked):
-                continue
-            if used + costs[i] > budget_tokens:
+            if blocked[i] or used + costs[i] > budget_tokens:
                 continue
             chosen[i] = True
             used += costs[i]
-            picked.append(int(i))
+            blocked[max(0, i - SINGLE_TURN_GAP + 1): i + SINGLE_TURN_GAP] = True
         return self._excerpts(chosen, relevance)
 
     def _excerpts(self, chosen: np.ndarray, relevance: np.ndarray) -> list[TranscriptExcerpt]:
