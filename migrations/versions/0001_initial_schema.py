@@ -1,5 +1,5 @@
 """Initial schema: meetings, participants, utterances, topic segments, manager state,
-agent calls, writer leases and the embedding cache.
+agent calls, writer leases and the per-meeting embedding cache.
 
 Revision ID: 0001
 Revises:
@@ -33,13 +33,6 @@ def upgrade() -> None:
     sa.Column("created_at", _utc(), nullable=False),
     sa.Column("ended_at", _utc(), nullable=True),
     sa.PrimaryKeyConstraint("id", name=op.f("pk_meetings"))
-    )
-    op.create_table("utterance_embeddings",
-    sa.Column("model_id", sa.String(length=200), nullable=False),
-    sa.Column("text_hash", sa.LargeBinary(length=32), nullable=False),
-    sa.Column("dim", sa.Integer(), nullable=False),
-    sa.Column("vector", sa.LargeBinary(), nullable=False),
-    sa.PrimaryKeyConstraint("model_id", "text_hash", name=op.f("pk_utterance_embeddings"))
     )
     op.create_table("agent_calls",
     sa.Column("id", sa.String(length=64), nullable=False),
@@ -143,9 +136,25 @@ def upgrade() -> None:
     with op.batch_alter_table("utterances", schema=None) as batch_op:
         batch_op.create_index("ix_utterances_meeting_speaker_seq", ["meeting_id", "speaker_id", "seq"], unique=False)
 
+    op.create_table("embedding_cache",
+    sa.Column("meeting_id", sa.String(length=200), nullable=False),
+    sa.Column("model_id", sa.String(length=200), nullable=False),
+    sa.Column("text_hash", sa.LargeBinary(length=16), nullable=False),
+    sa.Column("seq", sa.BigInteger(), nullable=False),
+    sa.Column("vector", sa.LargeBinary(), nullable=False),
+    sa.ForeignKeyConstraint(["meeting_id"], ["meetings.id"], name=op.f("fk_embedding_cache_meeting_id_meetings"), ondelete="CASCADE"),
+    sa.PrimaryKeyConstraint("meeting_id", "model_id", "text_hash", name=op.f("pk_embedding_cache"))
+    )
+    with op.batch_alter_table("embedding_cache", schema=None) as batch_op:
+        batch_op.create_index("ix_embedding_cache_meeting_seq", ["meeting_id", "seq"], unique=False)
+
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("embedding_cache", schema=None) as batch_op:
+        batch_op.drop_index("ix_embedding_cache_meeting_seq")
+
+    op.drop_table("embedding_cache")
     with op.batch_alter_table("utterances", schema=None) as batch_op:
         batch_op.drop_index("ix_utterances_meeting_speaker_seq")
 
@@ -161,5 +170,4 @@ def downgrade() -> None:
         batch_op.drop_index("ix_agent_calls_meeting_created")
 
     op.drop_table("agent_calls")
-    op.drop_table("utterance_embeddings")
     op.drop_table("meetings")

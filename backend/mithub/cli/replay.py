@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from mithub.context.manager import ContextManager
     from mithub.context.repository import MeetingRepository
+    from mithub.embedders import Embedder
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -73,12 +74,16 @@ async def _replay(args: argparse.Namespace) -> int:
     if url is None:
         return await _run(args, meeting_id, start, InMemoryRepository(), persisted=False)
 
+    from mithub.config import get_context_config
+    from mithub.embedders import load_embedder
     from mithub.store.session import attach_meeting
 
-    async with attach_meeting(url, meeting_id, title=args.transcript.name) as session:
-        code = await _run(args, meeting_id, start, session.repository, persisted=True)
-        await session.repository.drain()
-        await session.repository.inner.end_meeting(meeting_id)
+    async with attach_meeting(url, meeting_id, title=args.transcript.name) as attached:
+        model = load_embedder(get_context_config().embedding_model)
+        code = await _run(args, meeting_id, start, attached.repository, persisted=True,
+                          embedder=await attached.meeting_embedder(model))
+        await attached.repository.drain()
+        await attached.repository.inner.end_meeting(meeting_id)
         return code
 
 
@@ -90,7 +95,7 @@ def _default_start() -> datetime:
 
 async def _run(
     args: argparse.Namespace, meeting_id: str, start: datetime, repository: MeetingRepository,
-    *, persisted: bool,
+    *, persisted: bool, embedder: Embedder | None = None,
 ) -> int:
     from mithub.clock import ManualClock
     from mithub.context.factory import create_context_manager
@@ -104,7 +109,7 @@ async def _run(
     errors = LineErrors(report=lambda e: print(f"warning: {e}", file=sys.stderr))
     clock = ManualClock(start)
     llm = create_llm_client()
-    manager = create_context_manager(meeting_id, repository, clock=clock, llm=llm)
+    manager = create_context_manager(meeting_id, repository, clock=clock, llm=llm, embedder=embedder)
     pieces = replay_pieces(read_transcript(args.transcript, errors, meeting_start=start),
                            manager.config.utterance_max_tokens, manager.budget)
     if persisted and await manager.restore_from_db():

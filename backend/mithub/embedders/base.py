@@ -33,6 +33,11 @@ def l2_normalize(vectors: np.ndarray) -> np.ndarray:
     return vectors / np.maximum(norms, 1e-12)
 
 
+def text_key(kind: str, text: str) -> bytes:
+    """Cache key of one text: `kind` is "d" (document) or "q" (query)."""
+    return hashlib.blake2b(f"{kind}\x00{text}".encode(), digest_size=16).digest()
+
+
 class CachedEmbedder:
     """LRU cache in front of an embedder, keyed by (kind, text hash); thread-safe.
 
@@ -56,7 +61,7 @@ class CachedEmbedder:
         return self._embed(texts, "q", self.inner.embed_queries)
 
     def _embed(self, texts: Sequence[str], kind: str, compute) -> np.ndarray:  # noqa: ANN001
-        keys = [hashlib.blake2b(f"{kind}\x00{t}".encode(), digest_size=16).digest() for t in texts]
+        keys = [text_key(kind, t) for t in texts]
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         missing: dict[bytes, list[int]] = {}
         with self._lock:

@@ -186,13 +186,16 @@ class MeetingLeaseRow(Base):
     expires_at: Mapped[datetime]
 
 
-class UtteranceEmbeddingRow(Base):
-    """Optional embedding cache: float16 vectors (numpy bytes) of stored texts, so a restore
-    does not embed the detector's history window again."""
+class EmbeddingCacheRow(Base):
+    """Vectors a meeting's embedder computed (float32 numpy bytes, never pickle), so a restore
+    does not embed the detector's history window again. `seq` is the meeting's last stored
+    utterance when the vector was saved; a restore loads only the recent ones."""
 
-    __tablename__ = "utterance_embeddings"
+    __tablename__ = "embedding_cache"
+    __table_args__ = (Index("ix_embedding_cache_meeting_seq", "meeting_id", "seq"),)
 
+    meeting_id: Mapped[str] = mapped_column(String(200), _meeting_fk(), primary_key=True)
     model_id: Mapped[str] = mapped_column(String(200), primary_key=True)
-    text_hash: Mapped[bytes] = mapped_column(LargeBinary(32), primary_key=True)
-    dim: Mapped[int] = mapped_column(Integer)
+    text_hash: Mapped[bytes] = mapped_column(LargeBinary(16), primary_key=True)
+    seq: Mapped[int] = mapped_column(BigInteger)
     vector: Mapped[bytes] = mapped_column(LargeBinary)
