@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 import structlog
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from mithub.errors import LeaseError
@@ -30,6 +30,14 @@ if TYPE_CHECKING:
     from mithub.store.catalog import SqlCatalog
 
 logger = structlog.get_logger(__name__)
+
+
+# Built once: it runs inside every fenced write.
+_EXTEND = (
+    LEASES.update()
+    .where(LEASES.c.meeting_id == bindparam("m"), LEASES.c.owner == bindparam("me"))
+    .values(heartbeat_at=bindparam("now"), expires_at=bindparam("expires"))
+)
 
 
 def default_owner() -> str:
@@ -146,11 +154,8 @@ class LeaseManager:
 
     async def _extend(self, conn: AsyncConnection, meeting_id: str, ttl: float) -> bool:
         now = self._now()
-        result = await conn.execute(
-            LEASES.update()
-            .where(LEASES.c.meeting_id == meeting_id, LEASES.c.owner == self.owner)
-            .values(heartbeat_at=now, expires_at=now + timedelta(seconds=ttl))
-        )
+        result = await conn.execute(_EXTEND, {"m": meeting_id, "me": self.owner, "now": now,
+                                              "expires": now + timedelta(seconds=ttl)})
         return result.rowcount == 1
 
     async def fence(self, conn: AsyncConnection, meeting_id: str) -> None:

@@ -45,6 +45,9 @@ class SqlRepository(SqlCatalog):
     def __init__(self, database: Database, *, owner: str | None = None, clock: Clock = utc_now) -> None:
         super().__init__(database, clock=clock)
         self.leases = LeaseManager(self, owner or default_owner())
+        # Built once: it runs in every write-through.
+        self._insert_utterance = self._insert(UTTERANCES).on_conflict_do_nothing(
+            index_elements=["meeting_id", "seq"])
 
     @property
     def owner(self) -> str:
@@ -95,8 +98,7 @@ class SqlRepository(SqlCatalog):
     ) -> None:
         now = self._clock()
         rows = [utterance_values(meeting_id, u, now) for u in utterances]
-        statement = self._insert(UTTERANCES).on_conflict_do_nothing(index_elements=["meeting_id", "seq"])
-        await conn.execute(statement, rows)
+        await conn.execute(self._insert_utterance, rows)
 
     # ------------------------------------------------------------------ reads
 
