@@ -73,6 +73,16 @@ async def test_an_utterance_comes_back_with_every_field_and_in_utc(repository):
     assert stored.absolute_timestamp == T0 + timedelta(seconds=15, microseconds=5)
 
 
+async def test_single_live_writes_keep_every_field_and_are_idempotent(repository):
+    """One utterance at a time to a known meeting: PostgreSQL's one-statement path."""
+    await repository.append_utterances("m1", [make_utterance(1)])
+    await repository.acquire_lease("m1", ttl_seconds=30, heartbeat=False)
+    for seq in (2, 3, 3, 2):
+        await repository.append_utterances("m1", [make_utterance(seq)])
+    await repository.append_utterances("m1", [make_utterance(3, text="다시 쓴 내용")])
+    assert await repository.get_utterances("m1") == [make_utterance(s) for s in (1, 2, 3)]
+
+
 async def test_reads_match_the_in_memory_reference(repository):
     reference = InMemoryRepository()
     rng = random.Random(7)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from datetime import timedelta
 
 import structlog
 from sqlalchemy import func, select
@@ -35,6 +36,7 @@ from mithub.store.codec import (
 from mithub.store.database import Database
 from mithub.store.lease import LeaseManager, MeetingLease, default_owner
 from mithub.store.metrics import DB_WRITE_SECONDS
+from mithub.store.pg_fast import PG_FENCED_INSERT_UTTERANCE, PG_INSERT_UTTERANCE
 
 logger = structlog.get_logger(__name__)
 
@@ -48,6 +50,8 @@ class SqlRepository(SqlCatalog):
         # Built once: it runs in every write-through.
         self._insert_utterance = self._insert(UTTERANCES).on_conflict_do_nothing(
             index_elements=["meeting_id", "seq"])
+        self._one_statement = database.dialect == "postgresql"
+        self._autocommit = database.engine.execution_options(isolation_level="AUTOCOMMIT")
 
     @property
     def owner(self) -> str:
@@ -66,11 +70,30 @@ class SqlRepository(SqlCatalog):
         if not utterances:
             return
         started = time.perf_counter()
-        async with self.database.engine.begin() as conn:
-            await self.leases.fence(conn, meeting_id)
-            await self._ensure_meeting(conn, meeting_id)
-            await self._insert_utterances(conn, meeting_id, utterances)
+        if self._one_statement and len(utterances) == 1 and meeting_id in self._known_meetings:
+            await self._append_one_postgres(meeting_id, utterances[0])
+        else:
+            async with self.database.engine.begin() as conn:
+                await self.leases.fence(conn, meeting_id)
+                await self._ensure_meeting(conn, meeting_id)
+                await self._insert_utterances(conn, meeting_id, utterances)
         DB_WRITE_SECONDS.labels(operation="append_utterances").observe(time.perf_counter() - started)
+
+    async def _append_one_postgres(self, meeting_id: str, utterance: Utterance) -> None:
+        """The live path on PostgreSQL: fence and insert in one autocommit statement, one
+        round trip instead of four (see `pg_fast`)."""
+        values = utterance_values(meeting_id, utterance, self._clock())
+        ttl = self.leases.held.get(meeting_id)
+        async with self._autocommit.connect() as conn:
+            if ttl is None:
+                await conn.execute(PG_INSERT_UTTERANCE, values)
+                return
+            now = self._clock()
+            fenced = await conn.execute(PG_FENCED_INSERT_UTTERANCE, {
+                **values, "owner": self.owner, "now": now, "expires": now + timedelta(seconds=ttl)})
+            if fenced.scalar() != 1:
+                self.leases.held.pop(meeting_id, None)
+                raise await self.leases.describe(conn, meeting_id, lost=True)
 
     async def save_l1_update(
         self,
