@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import uuid
 from collections import Counter
 from typing import Protocol
 
@@ -28,6 +29,7 @@ from mithub.llm import LLMClient
 from mithub.llm.breaker import CircuitBreaker
 from mithub.llm.cache import ResponseCache
 from mithub.llm.json_output import parse_into
+from mithub.observability import bind_log_context, record_agent_call
 from mithub.store.records import AgentCallRecord
 from mithub.text import content_tokens
 
@@ -70,6 +72,13 @@ class AgentPipeline:
         source: str = "http",
         requested_by: str | None = None,
     ) -> Answer:
+        # Every event logged while answering (LLM retries, store warnings) carries these ids.
+        with bind_log_context(meeting_id=session.meeting_id, call_id=uuid.uuid4().hex[:12],
+                              call_type=call_type):
+            return await self._call(session, call_type, query, source, requested_by)
+
+    async def _call(self, session: MeetingSession, call_type: AgentCallType, query: str | None,
+                    source: str, requested_by: str | None) -> Answer:
         started = time.perf_counter()
         query = (query or "").strip()[:MAX_QUERY_CHARS] or None
         await session.sync_transcript()
@@ -85,6 +94,7 @@ class AgentPipeline:
             latency_ms=round((time.perf_counter() - started) * 1000, 1), created_at=self._clock(),
         )
         self.modes[mode] += 1
+        record_agent_call(call_type, mode, time.perf_counter() - started)
         logger.info("agent_call_answered", meeting_id=session.meeting_id, call_type=call_type,
                     mode=mode, context_tokens=ctx.token_count, latency_ms=answer.latency_ms,
                     citations=len(citations))

@@ -79,9 +79,9 @@ def create_app(runtime: AgentRuntime, config: APIConfig) -> FastAPI:
 
     @app.get("/metrics", dependencies=auth, response_class=PlainTextResponse)
     async def metrics() -> PlainTextResponse:
-        from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+        from mithub.observability import METRICS_CONTENT_TYPE, render_metrics
 
-        return PlainTextResponse(generate_latest().decode(), media_type=CONTENT_TYPE_LATEST)
+        return PlainTextResponse(render_metrics().decode(), media_type=METRICS_CONTENT_TYPE)
 
     @app.get("/v1/meetings", dependencies=auth, response_model=list[MeetingOverview])
     async def list_meetings() -> list[MeetingOverview]:

@@ -43,11 +43,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "ACTION_EXTRACTION, SEARCH) and print the answers with citations")
     parser.add_argument("--question", default="Q3 클라우드 예산은 얼마로 확정했나요?",
                         help="question for the IMMEDIATE_RESPONSE and SEARCH calls of --calls")
+    parser.add_argument("--metrics-port", type=int, default=None, metavar="PORT",
+                        help="serve Prometheus /metrics on this port while the replay runs")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    return asyncio.run(_replay(args))
+    if args.metrics_port is None:
+        return asyncio.run(_replay(args))
+    from mithub.observability import start_metrics_server
+
+    server = start_metrics_server(args.metrics_port)
+    print(f"metrics on http://127.0.0.1:{server.server_port}/metrics", file=sys.stderr)
+    try:
+        return asyncio.run(_replay(args))
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def _database_url(flag: str | None) -> str | None:

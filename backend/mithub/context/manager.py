@@ -14,6 +14,7 @@ never summarized into a topic it turns out not to belong to, and never summarize
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
@@ -29,6 +30,7 @@ from mithub.context.speaker_context import SpeakerContext
 from mithub.context.splitting import split_oversize
 from mithub.context.summary import Summarizer, SummaryResult
 from mithub.context.topic_detector import TopicChange, TopicDetector
+from mithub.observability import record_ingest, record_l1_update, record_topic_change, track_meeting
 
 logger = structlog.get_logger(__name__)
 
@@ -72,6 +74,7 @@ class ContextManager:
         self._last_l1_update: datetime | None = None
         self._l1_update_count = 0
         self._next_seq = 1
+        self._gauges = track_meeting(self)
 
     # ------------------------------------------------------------------ ingest
 
@@ -79,6 +82,7 @@ class ContextManager:
         """Store and process one final transcript. An utterance longer than
         `utterance_max_tokens` is split into several; all pieces are returned."""
         async with self._lock:
+            started = time.perf_counter()
             stored: list[Utterance] = []
             for piece in split_oversize(utterance, self.config.utterance_max_tokens, self.budget):
                 item = Utterance(
@@ -89,6 +93,8 @@ class ContextManager:
                 self._next_seq += 1
                 await self._process(item, self._clock())
                 stored.append(item)
+            record_ingest(len(stored), time.perf_counter() - started)
+            self.publish_gauges()
             return stored
 
     async def tick(self) -> bool:
@@ -101,6 +107,7 @@ class ContextManager:
             now = self._clock()
             if self._time_trigger_due(self._settled(last.id), now):
                 await self._summarize_and_save("time_limit", self._settled(last.id), None, now)
+                self.publish_gauges()
                 return True
             return False
 
@@ -110,7 +117,9 @@ class ContextManager:
             pending = [u for u in self.l0_topic_buffer if u.id > self._last_summarized_utterance_id]
             if not pending:
                 return self._current_segment()
-            return await self._summarize_and_save("final", pending, None, self._clock())
+            segment = await self._summarize_and_save("final", pending, None, self._clock())
+            self.publish_gauges()
+            return segment
 
     async def _process(self, utterance: Utterance, now: datetime) -> None:
         if self._last_l1_update is None:
@@ -189,6 +198,7 @@ class ContextManager:
         logger.info("topic_changed", meeting_id=self.meeting_id, detector=change.detector,
                     boundary_seq=boundary, confidence=round(change.confidence, 3),
                     previous_topic=previous_topic, topic=self.current_topic)
+        record_topic_change(change.detector)
         await self._repository.save_l1_update(
             self.meeting_id, utterance=trigger, segments=changed, state=self.state()
         )
@@ -210,7 +220,9 @@ class ContextManager:
         first summary, otherwise update it recursively (previous summary + new turns)."""
         existing = self._current_segment()
         names = [s.name for s in self.speaker_context.speaker_stats.values()]
+        started = time.perf_counter()
         result = await self._summarizer.summarize(self.current_topic, utterances, existing, names)
+        record_l1_update(reason, result.mode, time.perf_counter() - started)
         if existing is None and self.current_topic == FIRST_TOPIC and result.keywords:
             self._rename_current_topic(" · ".join(result.keywords[:2]))
         segment = self._segment_from(result, existing, utterances[-1].id, now)
@@ -255,6 +267,11 @@ class ContextManager:
         self.current_topic = name
         for window in (self.l0_topic_buffer, self.l0_buffer):
             window.relabel(self._topic_start_seq, name, self.current_topic_id)
+
+    def publish_gauges(self) -> None:
+        """This meeting's share of the L0/L1 gauges (mithub.observability)."""
+        self._gauges.update((u.text for u in self.l0_buffer), topics=len(self.l1_segments),
+                            unsummarized=self.last_seq - self._last_summarized_utterance_id)
 
     # ---------------------------------------------------------------- reads
 
@@ -317,4 +334,6 @@ class ContextManager:
         from mithub.context.restore import restore_manager
 
         async with self._lock:
-            return await restore_manager(self, self._repository)
+            found = await restore_manager(self, self._repository)
+            self.publish_gauges()
+            return found

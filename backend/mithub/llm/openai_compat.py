@@ -10,13 +10,16 @@ tries the OpenAI form once and, if the server rejects it, keeps using the llama.
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any, Literal
 
 import httpx
 import structlog
 
+from mithub.budget import TokenBudgetManager
 from mithub.config import LLMConfig
 from mithub.errors import LLMError
+from mithub.observability import record_llm_request
 
 logger = structlog.get_logger(__name__)
 
@@ -61,6 +64,19 @@ class OpenAICompatibleClient:
     async def complete_json(
         self, *, system: str, user: str, schema: dict[str, Any], max_tokens: int
     ) -> str:
+        started = time.perf_counter()
+        try:
+            content, usage = await self._complete(system, user, schema, max_tokens)
+        except LLMError:
+            record_llm_request(ok=False, seconds=time.perf_counter() - started)
+            raise
+        record_llm_request(ok=True, seconds=time.perf_counter() - started,
+                           **_token_counts(usage, system + user, content))
+        return content
+
+    async def _complete(
+        self, system: str, user: str, schema: dict[str, Any], max_tokens: int
+    ) -> tuple[str, Any]:
         body = {
             "model": self.model,
             "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
@@ -80,8 +96,9 @@ class OpenAICompatibleClient:
         if response.status_code >= 400:
             raise LLMError(f"LLM server answered HTTP {response.status_code} at {self._config.base_url}")
         try:
-            return response.json()["choices"][0]["message"]["content"] or ""
-        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            payload = response.json()
+            return payload["choices"][0]["message"]["content"] or "", payload.get("usage")
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
             raise LLMError("LLM server answer is not an OpenAI chat completion") from exc
 
     async def _post(self, path: str, body: dict[str, Any]) -> httpx.Response:
@@ -103,3 +120,18 @@ class OpenAICompatibleClient:
                 raise LLMError(f"LLM server at {self._config.base_url} {reason}") from error
             await asyncio.sleep(min(0.25 * 2 ** (attempt - 1), 2.0))
         raise AssertionError("unreachable")  # the loop returns or raises
+
+
+_ESTIMATOR = TokenBudgetManager()
+
+
+def _token_counts(usage: Any, prompt: str, completion: str) -> dict[str, Any]:
+    """The server's own counts from the OpenAI `usage` field when it sent them, else our
+    estimate (chat template tokens are then not counted)."""
+    if isinstance(usage, dict):
+        prompt_tokens, completion_tokens = usage.get("prompt_tokens"), usage.get("completion_tokens")
+        if isinstance(prompt_tokens, int) and isinstance(completion_tokens, int):
+            return {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                    "from_usage": True}
+    return {"prompt_tokens": _ESTIMATOR.count(prompt), "completion_tokens": _ESTIMATOR.count(completion),
+            "from_usage": False}

@@ -20,6 +20,7 @@ from mithub.context.models import TopicSegment, Utterance
 from mithub.embedders import load_embedder
 from mithub.embedders.base import Embedder
 from mithub.errors import IndexFormatError, InputError, MitHubError
+from mithub.observability import retrieval_timer
 from mithub.retrieval import dense, fusion, sparse
 from mithub.retrieval.meetings import meeting_chunks
 from mithub.retrieval.models import CHANNELS, INDEX_FORMAT_VERSION, ChannelName, Chunk, Hit, IndexMeta
@@ -165,15 +166,18 @@ class HybridIndex:
         depth = depth or self.config.channel_depth
         rankings: dict[str, list[int]] = {}
         if "dense" in wanted and self.dense is not None and self.embedder is not None:
-            rows, _ = self.dense.search(self.embedder.embed_queries([query])[0], depth)
+            with retrieval_timer("dense"):
+                rows, _ = self.dense.search(self.embedder.embed_queries([query])[0], depth)
             rankings["dense"] = rows.tolist()
         if "sparse" in wanted and self.sparse is not None:
-            rows, _ = self.sparse.search(query, depth)
+            with retrieval_timer("sparse"):
+                rows, _ = self.sparse.search(query, depth)
             rankings["sparse"] = rows.tolist()
         if "trigraph" in wanted and self.trigraph is not None and self.tri_embedder is not None:
             seeds = _channel_seeds(rankings, self.config.seed_from_channels)
-            vector = self.tri_embedder.embed_queries([query])[0]
-            rows, _ = self.trigraph.search(vector, depth, self.config, seeds)
+            with retrieval_timer("trigraph"):
+                vector = self.tri_embedder.embed_queries([query])[0]
+                rows, _ = self.trigraph.search(vector, depth, self.config, seeds)
             rankings["trigraph"] = rows.tolist()
         return rankings
 
@@ -199,7 +203,8 @@ class HybridIndex:
     ) -> list[Hit]:
         top_k = top_k or self.config.top_k
         started = time.perf_counter()
-        hits = self.fuse(query, self.channel_rankings(query, channels), top_k)
+        with retrieval_timer("fused"):
+            hits = self.fuse(query, self.channel_rankings(query, channels), top_k)
         logger.debug("retrieval_searched", hits=len(hits), ms=round((time.perf_counter() - started) * 1000, 2))
         return hits
 
