@@ -31,6 +31,7 @@ from mithub.context.models import AGENT_CALL_TYPES, NewUtterance  # noqa: E402
 from mithub.context.transcript import DEFAULT_MEETING_START, read_transcript  # noqa: E402
 from mithub.embedders import CachedEmbedder, load_embedder  # noqa: E402
 from mithub.jsonl import LineErrors  # noqa: E402
+from mithub.observability import configure_logging  # noqa: E402
 from mithub.store.memory import InMemoryRepository  # noqa: E402
 
 SEGMENTS = REPO_ROOT.parent / "shared" / "benchmarks" / "data" / "segmentation" / "qmsum_train.jsonl"
@@ -131,6 +132,7 @@ def main() -> None:
     parser.add_argument("--utterances", type=int, default=2000)
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
+    configure_logging(level="WARNING")
     disk = NpyEmbeddingCache(load_embedder("use-multilingual").inner)
     embedder = CachedEmbedder(disk, max_entries=100_000)
     try:

@@ -34,6 +34,7 @@ from mithub.context.factory import create_context_manager  # noqa: E402
 from mithub.context.models import NewUtterance  # noqa: E402
 from mithub.context.transcript import DEFAULT_MEETING_START  # noqa: E402
 from mithub.embedders import CachedEmbedder, load_embedder  # noqa: E402
+from mithub.observability import configure_logging  # noqa: E402
 from mithub.store.memory import InMemoryRepository  # noqa: E402
 
 DATA = REPO_ROOT.parent / "shared" / "benchmarks" / "data"
@@ -100,6 +101,7 @@ def main() -> None:
     parser.add_argument("--meetings", type=int, default=0, help="only the first N meetings (0 = all)")
     parser.add_argument("--no-write", action="store_true", help="do not update RESULTS.md")
     args = parser.parse_args()
+    configure_logging(level="WARNING")
     meetings = {}
     with (DATA / "segmentation" / "qmsum_train.jsonl").open(encoding="utf-8") as handle:
         for line in handle:

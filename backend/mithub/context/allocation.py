@@ -59,6 +59,11 @@ def entities_of(text: str) -> frozenset[str]:
     return frozenset(keyword_candidates(text))
 
 
+# A quick question (IMMEDIATE_RESPONSE) is answered by what was said about it, wherever in the
+# meeting; the seed marks L1 as optional for it, so evidence takes most of its small budget.
+IMMEDIATE_ALLOCATION = Allocation(evidence=0.65, summaries=0.1, recent=0.25)
+
+
 def classify_query(query: str | None) -> QueryType:
     if not query:
         return "default"

@@ -16,6 +16,7 @@ measured at the end: it never exceeds the call type's budget.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -24,6 +25,7 @@ from mithub.clock import Clock, utc_now
 from mithub.config import ContextConfig
 from mithub.context.allocation import (
     ALLOCATIONS,
+    IMMEDIATE_ALLOCATION,
     classify_query,
     drop_near_duplicates,
     rerank,
@@ -43,6 +45,7 @@ from mithub.context.models import (
 )
 from mithub.context.transcript_index import TranscriptIndex
 from mithub.embedders import Embedder
+from mithub.observability import record_context_built
 
 
 class DocumentSearch(Protocol):
@@ -94,14 +97,17 @@ class ContextBuilder:
         transcript: TranscriptIndex | None = None,
         required_topics: Sequence[str] = (),
     ) -> AgentContext:
+        started = time.perf_counter()
         manager, query = context_manager, (user_query or "").strip() or None
         total = self.call_budget(call_type)
         if call_type == "IMMEDIATE_RESPONSE" and transcript is not None and len(transcript):
             share = int(transcript.total_tokens * self.config.immediate_max_meeting_share)
             total = min(total, max(share, self.config.immediate_min_tokens))
         uses_recent_window = call_type != "ACTION_EXTRACTION"
+        allocation = IMMEDIATE_ALLOCATION if call_type == "IMMEDIATE_RESPONSE" and query \
+            else ALLOCATIONS[classify_query(query)]
         kinds = split_budget(
-            total - self._overhead(manager, call_type), ALLOCATIONS[classify_query(query)],
+            total - self._overhead(manager, call_type), allocation,
             evidence=query is not None or call_type == "SEARCH",
             summaries=call_type != "IMMEDIATE_RESPONSE" or bool(manager.get_l1_segments()),
             recent=True,
@@ -136,7 +142,9 @@ class ContextBuilder:
             documents=documents,
             token_budget=total,
         )
-        return self._fit(ctx, total)
+        ctx = self._fit(ctx, total)
+        record_context_built(call_type, time.perf_counter() - started, ctx.token_count)
+        return ctx
 
     # ------------------------------------------------------------------ parts
 
