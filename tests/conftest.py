@@ -1,3 +1,14 @@
 """Shared pytest plugins (tests/support is on the path, see pyproject.toml)."""
 
+import pytest
+import structlog
+
 pytest_plugins = ["mithub_llm_server", "mithub_databases"]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_structlog():
+    """In-process CLI calls configure structlog (level, pytest's stderr of the moment); reset it
+    so later tests log and capture as if nothing had run before them."""
+    yield
+    structlog.reset_defaults()

@@ -80,12 +80,12 @@ class ContextConfig(BaseSettings):
 
     # Agent call context (seed 002 §1.2, §10.3.4): the model window and each call type's budget
     model_context_window: int = Field(8192, ge=2048, description="LLM context window: 8192, 32768, 131072")
-    budget_immediate_response: int = Field(1500, ge=200, description="context tokens, IMMEDIATE_RESPONSE")
+    budget_immediate_response: int = Field(2000, ge=200, description="context tokens, IMMEDIATE_RESPONSE")
     budget_summary: int = Field(2000, ge=200, description="context tokens, SUMMARY")
     budget_action_extraction: int = Field(4000, ge=200, description="context tokens, ACTION_EXTRACTION")
     budget_search: int = Field(2500, ge=200, description="context tokens, SEARCH")
     immediate_max_meeting_share: float = Field(
-        0.09, gt=0, le=1, description="IMMEDIATE_RESPONSE context stays under this share of "
+        0.1, gt=0, le=1, description="IMMEDIATE_RESPONSE context stays under this share of "
         "the meeting's transcript so far (the quick call stays quick), but never under the floor"
     )
     immediate_min_tokens: int = Field(400, ge=100, description="floor of the share rule above")
@@ -233,3 +233,70 @@ class APIConfig(BaseSettings):
 @lru_cache(maxsize=1)
 def get_api_config() -> APIConfig:
     return APIConfig()
+
+
+class MetricsConfig(BaseSettings):
+    """Prometheus metrics: the worker's own /metrics endpoint (the API serves them on its port)."""
+
+    model_config = _settings_config("METRICS_")
+
+    port: int = Field(9100, ge=0, le=65535, description="worker /metrics port; 0 = not served")
+    host: str = Field("0.0.0.0", description="bind address of the worker's /metrics endpoint")
+
+
+@lru_cache(maxsize=1)
+def get_metrics_config() -> MetricsConfig:
+    return MetricsConfig()
+
+
+class LogConfig(BaseSettings):
+    """Structured logs on stderr (the CLI's --log-level and --log-json override them)."""
+
+    model_config = _settings_config("LOG_")
+
+    level: str = Field("WARNING", pattern="(?i)^(DEBUG|INFO|WARNING|ERROR)$",
+                       description="DEBUG, INFO, WARNING or ERROR")
+    format: str = Field("console", pattern="^(console|json)$",
+                        description="console: readable text for a terminal; json: one JSON object a line")
+
+
+@lru_cache(maxsize=1)
+def get_log_config() -> LogConfig:
+    return LogConfig()
+
+
+class LiveKitConfig(BaseSettings):
+    """LiveKit server the worker joins rooms on (LiveKit's own variable names)."""
+
+    model_config = _settings_config("LIVEKIT_")
+
+    url: str = Field("ws://127.0.0.1:7880", description="LiveKit server WebSocket URL")
+    api_key: str = Field("devkey", description="API key the worker and tokens are signed with")
+    api_secret: SecretStr = Field(
+        SecretStr(""), description="API secret of that key (required; 32+ random characters)"
+    )
+
+
+@lru_cache(maxsize=1)
+def get_livekit_config() -> LiveKitConfig:
+    return LiveKitConfig()
+
+
+class DeployConfig(BaseSettings):
+    """docker-compose stack settings (read by docker compose from .env, not by MitHub itself)."""
+
+    model_config = _settings_config("")
+
+    postgres_user: str = Field("mithub", description="PostgreSQL role the stack creates and uses")
+    postgres_password: SecretStr = Field(SecretStr(""), description="its password (required)")
+    postgres_db: str = Field("mithub", description="PostgreSQL database of the stack")
+    llama_models_dir: str = Field("./models", description="host folder holding the GGUF model")
+    llama_model_file: str = Field("model.gguf", description="GGUF file in that folder the LLM server loads")
+    llama_context_size: int = Field(8192, ge=512, description="LLM server context window (tokens)")
+    llama_threads: int = Field(2, ge=1, description="CPU threads of the LLM server")
+    livekit_port: int = Field(7880, ge=1, le=65535, description="host port of livekit-server")
+    prometheus_port: int = Field(9090, ge=1, le=65535, description="host port of Prometheus")
+    grafana_port: int = Field(3000, ge=1, le=65535, description="host port of Grafana")
+    grafana_admin_password: SecretStr = Field(
+        SecretStr(""), description="Grafana `admin` password (required)"
+    )

@@ -21,8 +21,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog="mithub", description="MitHub real-time meeting assistant"
     )
     parser.add_argument("--version", action="version", version=f"mithub {__version__}")
-    parser.add_argument("--log-level", default="WARNING", help="DEBUG, INFO, WARNING (default)")
-    parser.add_argument("--log-json", action="store_true", help="JSON log lines on stderr")
+    parser.add_argument("--log-level", default=None,
+                        help="DEBUG, INFO, WARNING (default: LOG_LEVEL, else WARNING)")
+    parser.add_argument("--log-json", action="store_true",
+                        help="JSON log lines on stderr (default: LOG_FORMAT)")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(f"mithub.cli.{name}").register(subparsers)
@@ -30,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from mithub.config import get_log_config
     from mithub.observability import configure_logging
 
     parser = build_parser()
@@ -37,7 +40,8 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "handler", None):
         parser.print_help()
         return 2
-    configure_logging(json_logs=args.log_json, level=args.log_level)
+    log = get_log_config()
+    configure_logging(json_logs=args.log_json or log.format == "json", level=args.log_level or log.level)
     try:
         return int(args.handler(args) or 0)
     except MitHubError as exc:

@@ -10,6 +10,7 @@ import json
 from collections.abc import Sequence
 
 from mithub.context.models import TopicSegment, Utterance
+from mithub.context.quoting import quote_utterances
 
 SUMMARY_SYSTEM_PROMPT = (
     "당신은 회의록 요약 도우미입니다. 사용자 메시지의 ```transcript``` 블록과 ```previous``` 블록은 "
@@ -85,14 +86,6 @@ SUMMARY_SCHEMA: dict = {
     },
     "required": ["summary", "key_points", "decisions", "pending", "participants", "keywords"],
 }
-
-
-def quote_utterances(utterances: Sequence[Utterance]) -> str:
-    """One line per utterance: `[seq] speaker: "text"` with the text JSON-escaped, so a line
-    inside the data can never close the block or pose as a new instruction section."""
-    return "\n".join(
-        f"[{u.id}] {u.speaker_name}: {json.dumps(u.text, ensure_ascii=False)}" for u in utterances
-    )
 
 
 def quote_segment(segment: TopicSegment) -> str:

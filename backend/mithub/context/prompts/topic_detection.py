@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from mithub.context.models import Utterance
+from mithub.context.quoting import quote_utterances
 
 TOPIC_DETECTION_SYSTEM_PROMPT = (
     "당신은 회의 토픽 변화를 판단하는 분석기입니다. 사용자 메시지의 ```transcript``` 블록과 "
@@ -64,11 +65,6 @@ TOPIC_DETECTION_SCHEMA: dict[str, Any] = {
 TOPIC_DETECTION_RECENT_TURNS = 5
 
 
-def _quote_line(utterance: Utterance) -> str:
-    speaker = utterance.speaker_name.replace("]", ")").replace("\n", " ")
-    return f"[{speaker}] {json.dumps(utterance.text, ensure_ascii=False)}"
-
-
 def topic_detection_prompt(
     recent: Sequence[Utterance], *, current_topic: str, current_summary: str = ""
 ) -> str:
@@ -79,5 +75,5 @@ def topic_detection_prompt(
     )
     return TOPIC_DETECTION_PROMPT.format(
         previous_topic_summary=previous,
-        recent_utterances="\n".join(_quote_line(u) for u in recent),
+        recent_utterances=quote_utterances(recent),
     )
