@@ -88,7 +88,9 @@ async def test_cut_off_json_falls_back_to_the_template(korean_meeting, llm_serve
 @pytest.mark.llm
 async def test_slow_server_times_out_to_the_template(korean_meeting, llm_server):
     session, builder = korean_meeting
-    pipeline = AgentPipeline(builder, llm=_client(llm_server, timeout_seconds=0.05))
+    # A short answer budget: the server keeps generating for the abandoned request, and the
+    # next test's request waits behind it.
+    pipeline = AgentPipeline(builder, llm=_client(llm_server, timeout_seconds=0.05), max_output_tokens=16)
     answer = await pipeline.call(session, "IMMEDIATE_RESPONSE", "보안 감사 로그는 며칠 보관하나요?")
     assert answer.mode == "template"
     assert any("180일" in (c.quote or "") for c in answer.citations)
@@ -106,7 +108,8 @@ async def test_circuit_breaker_opens_on_a_stopped_server_and_recovers(korean_mee
     assert (await pipeline.call(session, "SUMMARY")).mode == "template"  # fails fast, no request
 
     now[0] += 31  # the server is back and the breaker lets one trial call through
-    pipeline._llm = _client(llm_server, timeout_seconds=180)
+    pipeline._llm = _client(llm_server, timeout_seconds=300)
+    pipeline._max_output_tokens = 60
     answer = await pipeline.call(session, "IMMEDIATE_RESPONSE", "최민호 님은 무슨 말을 했나요?")
     assert answer.mode in ("llm", "template")
     assert breaker.state == "closed"
