@@ -25,6 +25,7 @@ from mithub.clock import ManualClock  # noqa: E402
 from mithub.context.factory import create_context_manager  # noqa: E402
 from mithub.context.models import NewUtterance  # noqa: E402
 from mithub.context.transcript import DEFAULT_MEETING_START  # noqa: E402
+from mithub.observability import configure_logging  # noqa: E402
 from mithub.store.memory import InMemoryRepository  # noqa: E402
 
 DATA = REPO_ROOT.parent / "shared" / "benchmarks" / "data" / "segmentation" / "qmsum_train.jsonl"
@@ -86,6 +87,7 @@ def main() -> None:
     parser.add_argument("--utterances", type=int, default=10_000)
     parser.add_argument("--cpus", type=int, default=1, help="CPUs the process may use (affinity)")
     args = parser.parse_args()
+    configure_logging(level="WARNING")
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, set(sorted(os.sched_getaffinity(0))[: args.cpus]))
     result = asyncio.run(_run(args.utterances))
