@@ -86,9 +86,15 @@ def meeting_lines(count: int) -> list[Any]:
     out = []
     for i in range(count):
         base, shift = lines[i % len(lines)], (i // len(lines)) * span
-        out.append(base.model_copy(update={
-            "start_ms": base.start_ms + shift, "end_ms": base.end_ms + shift,
-            "absolute_timestamp": base.absolute_timestamp + timedelta(milliseconds=shift)}))
+        out.append(
+            base.model_copy(
+                update={
+                    "start_ms": base.start_ms + shift,
+                    "end_ms": base.end_ms + shift,
+                    "absolute_timestamp": base.absolute_timestamp + timedelta(milliseconds=shift),
+                }
+            )
+        )
     return out
 
 
@@ -117,8 +123,13 @@ async def run_backend(
     async with attach_meeting(url, "bench", config=DatabaseConfig()) as attached:
         timed = TimedRepository(attached.repository)
         clock = ManualClock(DEFAULT_MEETING_START)
-        manager = create_context_manager("bench", timed, config=context, clock=clock,
-                                         embedder=await attached.meeting_embedder(embedder))
+        manager = create_context_manager(
+            "bench",
+            timed,
+            config=context,
+            clock=clock,
+            embedder=await attached.meeting_embedder(embedder),
+        )
         for line in lines:
             clock.set(line.absolute_timestamp)
             await manager.add_utterance(line)
@@ -130,14 +141,24 @@ async def run_backend(
             async with attach_meeting(url, "bench", config=config) as attached:
                 started = time.perf_counter()
                 fresh_embedder = await attached.meeting_embedder(CachedEmbedder(embedder.inner))
-                fresh = create_context_manager("bench", attached.repository, config=context,
-                                               embedder=fresh_embedder, clock=ManualClock(clock()))
+                fresh = create_context_manager(
+                    "bench",
+                    attached.repository,
+                    config=context,
+                    embedder=fresh_embedder,
+                    clock=ManualClock(clock()),
+                )
                 await fresh.restore_from_db()
                 restore_ms[cached].append((time.perf_counter() - started) * 1000)
                 assert meeting_report(fresh) == live, "restored manager differs from the live one"
-    return {"backend": name, "alone": alone, "ingest": timed.timings["append_utterances"],
-            "l1": timed.timings["save_l1_update"], "restore": restore_ms[True],
-            "restore_uncached": restore_ms[False]}
+    return {
+        "backend": name,
+        "alone": alone,
+        "ingest": timed.timings["append_utterances"],
+        "l1": timed.timings["save_l1_update"],
+        "restore": restore_ms[True],
+        "restore_uncached": restore_ms[False],
+    }
 
 
 def ms(values: list[float], q: float | None = None) -> str:
@@ -146,18 +167,43 @@ def ms(values: list[float], q: float | None = None) -> str:
 
 def write_rows(result: dict[str, Any]) -> list[list[str]]:
     name = result["backend"]
-    return [[name, "repository alone", str(len(result["alone"])), ms(result["alone"], 50),
-             ms(result["alone"], 99), ms(result["alone"])],
-            [name, "inside an ingest", str(len(result["ingest"])), ms(result["ingest"], 50),
-             ms(result["ingest"], 99), ms(result["ingest"])],
-            [name, "L1 update, inside an ingest", str(len(result["l1"])), ms(result["l1"], 50),
-             ms(result["l1"], 99), ms(result["l1"])]]
+    return [
+        [
+            name,
+            "repository alone",
+            str(len(result["alone"])),
+            ms(result["alone"], 50),
+            ms(result["alone"], 99),
+            ms(result["alone"]),
+        ],
+        [
+            name,
+            "inside an ingest",
+            str(len(result["ingest"])),
+            ms(result["ingest"], 50),
+            ms(result["ingest"], 99),
+            ms(result["ingest"]),
+        ],
+        [
+            name,
+            "L1 update, inside an ingest",
+            str(len(result["l1"])),
+            ms(result["l1"], 50),
+            ms(result["l1"], 99),
+            ms(result["l1"]),
+        ],
+    ]
 
 
 def restore_row(result: dict[str, Any]) -> list[str]:
     cached, uncached = result["restore"], result["restore_uncached"]
-    return [result["backend"], f"{statistics.median(cached):.0f}", f"{max(cached):.0f}",
-            f"{statistics.median(uncached):.0f}", f"{max(uncached):.0f}"]
+    return [
+        result["backend"],
+        f"{statistics.median(cached):.0f}",
+        f"{max(cached):.0f}",
+        f"{statistics.median(uncached):.0f}",
+        f"{max(uncached):.0f}",
+    ]
 
 
 async def main_async(args: argparse.Namespace) -> list[dict[str, Any]]:
@@ -171,14 +217,18 @@ async def main_async(args: argparse.Namespace) -> list[dict[str, Any]]:
         if url is None:
             url, stop = start_throwaway_postgres()
         try:
-            results.append(await run_backend("PostgreSQL 15 (fsync on)", url, lines, embedder,
-                                             args.restores))
+            results.append(
+                await run_backend("PostgreSQL 15 (fsync on)", url, lines, embedder, args.restores)
+            )
         finally:
             if stop is not None:
                 stop()
         sqlite_url = f"sqlite+aiosqlite:///{folder}/bench.db"
-        results.append(await run_backend("SQLite (WAL, synchronous=FULL)", sqlite_url, lines,
-                                         embedder, args.restores))
+        results.append(
+            await run_backend(
+                "SQLite (WAL, synchronous=FULL)", sqlite_url, lines, embedder, args.restores
+            )
+        )
     return results
 
 
@@ -216,11 +266,14 @@ def main() -> None:
     parser.add_argument("--no-write", action="store_true", help="do not update RESULTS.md")
     args = parser.parse_args()
     results = asyncio.run(main_async(args))
-    writes = markdown_table(["database", "write", "count", "p50 ms", "p99 ms", "max ms"],
-                            [row for r in results for row in write_rows(r)])
+    writes = markdown_table(
+        ["database", "write", "count", "p50 ms", "p99 ms", "max ms"],
+        [row for r in results for row in write_rows(r)],
+    )
     restores = markdown_table(
         ["database", "restore median ms", "max ms", "without embedding cache: median ms", "max ms"],
-        [restore_row(r) for r in results])
+        [restore_row(r) for r in results],
+    )
     summary = verdict(results, args.utterances, os.getloadavg())
     body = f"{writes}\n\n{restores}\n\n{summary}\n"
     print(body)

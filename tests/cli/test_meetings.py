@@ -19,9 +19,19 @@ def _json(capsys) -> dict:
 
 
 @pytest.mark.slow
-def test_replay_persists_and_meetings_show_prints_the_same_report(meeting_file, database_url, capsys):
-    replay = ["replay", str(meeting_file), "--database-url", database_url, "--meeting-id", "m1",
-              "--json", "--no-progress"]
+def test_replay_persists_and_meetings_show_prints_the_same_report(
+    meeting_file, database_url, capsys
+):
+    replay = [
+        "replay",
+        str(meeting_file),
+        "--database-url",
+        database_url,
+        "--meeting-id",
+        "m1",
+        "--json",
+        "--no-progress",
+    ]
     assert main(replay) == 0
     replayed = _json(capsys)
     assert replayed["utterance_count"] == 60 and replayed["topics"]
@@ -35,7 +45,11 @@ def test_replay_persists_and_meetings_show_prints_the_same_report(meeting_file, 
 
     assert main(["meetings", "list", "--database-url", database_url, "--json"]) == 0
     [listed] = _json(capsys)
-    assert (listed["id"], listed["utterance_count"], listed["title"]) == ("m1", 60, "planning.jsonl")
+    assert (listed["id"], listed["utterance_count"], listed["title"]) == (
+        "m1",
+        60,
+        "planning.jsonl",
+    )
     assert listed["topic_count"] == len(replayed["topics"]) and listed["ended_at"]
     assert main(["meetings", "list", "--database-url", database_url]) == 0
     assert "m1" in capsys.readouterr().out

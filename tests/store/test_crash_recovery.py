@@ -25,15 +25,29 @@ LEASE_TTL = "1.5"  # a killed replay's lease lapses quickly, so the rerun does n
 
 
 def _command(transcript: Path, url: str) -> list[str]:
-    return [sys.executable, "-m", "mithub.cli", "replay", str(transcript), "--database-url", url,
-            "--meeting-id", "crash", "--json", "--no-progress"]
+    return [
+        sys.executable,
+        "-m",
+        "mithub.cli",
+        "replay",
+        str(transcript),
+        "--database-url",
+        url,
+        "--meeting-id",
+        "crash",
+        "--json",
+        "--no-progress",
+    ]
 
 
 async def _spawn(transcript: Path, url: str, log: Path) -> asyncio.subprocess.Process:
     with log.open("ab") as err:
         return await asyncio.create_subprocess_exec(
-            *_command(transcript, url), stdout=asyncio.subprocess.PIPE, stderr=err,
-            env=subprocess_env(DB_LEASE_TTL_SECONDS=LEASE_TTL))
+            *_command(transcript, url),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=err,
+            env=subprocess_env(DB_LEASE_TTL_SECONDS=LEASE_TTL),
+        )
 
 
 async def _kill_when_stored(process, repository: SqlRepository, target: int, jitter: float) -> int:

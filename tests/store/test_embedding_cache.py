@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from mithub_meetings import sample_lines
-
 from mithub.clock import ManualClock
 from mithub.config import ContextConfig, DatabaseConfig
 from mithub.context.factory import create_context_manager
@@ -15,6 +13,7 @@ from mithub.embedders import load_embedder
 from mithub.embedders.base import CachedEmbedder
 from mithub.store.embedding_cache import PRELOAD_WINDOW, MeetingEmbeddings
 from mithub.store.session import attach_meeting
+from mithub_meetings import sample_lines
 
 TEXTS = ["예산은 2억으로 확정했습니다.", "채용 공고는 이번 주에 올립니다.", "Let's move on."]
 
@@ -62,8 +61,9 @@ async def test_a_restore_with_the_cache_embeds_nothing_and_matches(database_url,
 
     async with attach_meeting(database_url, "m1", config=DatabaseConfig()) as attached:
         embedder = await attached.meeting_embedder(CachedEmbedder(model))
-        restored = create_context_manager("m1", attached.repository, embedder=embedder,
-                                          clock=ManualClock(clock()))
+        restored = create_context_manager(
+            "m1", attached.repository, embedder=embedder, clock=ManualClock(clock())
+        )
         assert await restored.restore_from_db() == 110
     assert embedder.preloaded >= 60 and embedder.computed == 0
     assert meeting_report(restored) == meeting_report(live)

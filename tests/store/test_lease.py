@@ -18,8 +18,11 @@ NOW = datetime(2026, 3, 2, 5, 0, tzinfo=timezone.utc)
 
 def _pair(database, clock=None):
     clock = clock or ManualClock(NOW)
-    return (SqlRepository(database, owner="worker-a", clock=clock),
-            SqlRepository(database, owner="worker-b", clock=clock), clock)
+    return (
+        SqlRepository(database, owner="worker-a", clock=clock),
+        SqlRepository(database, owner="worker-b", clock=clock),
+        clock,
+    )
 
 
 async def test_a_second_writer_is_refused_with_owner_and_expiry(database):
@@ -40,7 +43,9 @@ async def test_an_expired_lease_is_taken_over_and_the_old_writer_is_fenced(datab
     clock.advance(seconds=11)
     with capture_logs() as logs:
         await second.acquire_lease("m1", ttl_seconds=10, heartbeat=False)
-    assert any(e["event"] == "meeting_lease_taken_over" and e["previous_owner"] == "worker-a" for e in logs)
+    assert any(
+        e["event"] == "meeting_lease_taken_over" and e["previous_owner"] == "worker-a" for e in logs
+    )
 
     with pytest.raises(LeaseError, match="lost its writer lease to worker-b"):
         await first.append_utterances("m1", [make_utterance(2)])

@@ -51,5 +51,7 @@ async def test_open_database_migrates_by_default(database_url):
 
 async def test_an_unreachable_server_is_one_clear_error():
     with pytest.raises(StoreError, match="cannot reach the database"):
-        await open_database("postgresql+asyncpg://nobody@127.0.0.1:9/none",
-                            DatabaseConfig(connect_timeout_seconds=2))
+        await open_database(
+            "postgresql+asyncpg://nobody@127.0.0.1:9/none",
+            DatabaseConfig(connect_timeout_seconds=2),
+        )

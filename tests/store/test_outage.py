@@ -33,8 +33,12 @@ def own_server():
 async def test_outage_queues_in_order_pushes_back_when_full_and_flushes(own_server):
     _, url = create_pg_database(own_server)
     database = await open_database(url, DatabaseConfig(connect_timeout_seconds=1))
-    repo = ResilientRepository(SqlRepository(database), max_queued_utterances=30,
-                               retry_initial_seconds=0.1, retry_max_seconds=0.4)
+    repo = ResilientRepository(
+        SqlRepository(database),
+        max_queued_utterances=30,
+        retry_initial_seconds=0.1,
+        retry_max_seconds=0.4,
+    )
     for seq in range(1, 11):
         await repo.append_utterances("m1", [make_utterance(seq)])
     assert repo.queued == 0  # healthy: write-through
@@ -43,8 +47,12 @@ async def test_outage_queues_in_order_pushes_back_when_full_and_flushes(own_serv
     with capture_logs() as logs:
         for seq in range(11, 41):
             await repo.append_utterances("m1", [make_utterance(seq)])
-        await repo.save_l1_update("m1", utterance=make_utterance(40),
-                                  segments=[make_segment(1, 1, 38)], state=make_state(40))
+        await repo.save_l1_update(
+            "m1",
+            utterance=make_utterance(40),
+            segments=[make_segment(1, 1, 38)],
+            state=make_state(40),
+        )
         assert repo.queued == 30
         with pytest.raises(BackPressureError, match="DB_WRITE_QUEUE_MAX"):
             await repo.append_utterances("m1", [make_utterance(41)])
@@ -79,10 +87,24 @@ async def test_replay_rides_out_a_postgres_outage(own_server, tmp_path):
     watcher = SqlRepository(await open_database(url))
     with log.open("wb") as err:
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "mithub.cli", "--log-level", "INFO", "--log-json", "replay",
-            str(transcript), "--database-url", url, "--meeting-id", "m1", "--json", "--no-progress",
-            stdout=asyncio.subprocess.PIPE, stderr=err,
-            env=subprocess_env(DB_RETRY_INITIAL_SECONDS="0.1", DB_RETRY_MAX_SECONDS="1"))
+            sys.executable,
+            "-m",
+            "mithub.cli",
+            "--log-level",
+            "INFO",
+            "--log-json",
+            "replay",
+            str(transcript),
+            "--database-url",
+            url,
+            "--meeting-id",
+            "m1",
+            "--json",
+            "--no-progress",
+            stdout=asyncio.subprocess.PIPE,
+            stderr=err,
+            env=subprocess_env(DB_RETRY_INITIAL_SECONDS="0.1", DB_RETRY_MAX_SECONDS="1"),
+        )
         while await watcher.last_seq("m1") < 60:
             assert process.returncode is None, log.read_text(encoding="utf-8")[-2000:]
             await asyncio.sleep(0.01)
@@ -93,8 +115,11 @@ async def test_replay_rides_out_a_postgres_outage(own_server, tmp_path):
         out, _ = await asyncio.wait_for(process.communicate(), timeout=300)
     assert process.returncode == 0, log.read_text(encoding="utf-8")[-3000:]
 
-    events = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()
-              if line.startswith("{")]
+    events = [
+        json.loads(line)
+        for line in log.read_text(encoding="utf-8").splitlines()
+        if line.startswith("{")
+    ]
     names = [e["event"] for e in events]
     assert "db_outage_started" in names and "db_outage_ended" in names
     assert names.count("db_write_retry") >= 3
@@ -109,8 +134,18 @@ async def test_replay_rides_out_a_postgres_outage(own_server, tmp_path):
 
 async def _in_memory_report(transcript) -> dict:
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "mithub.cli", "replay", str(transcript), "--meeting-id", "m1",
-        "--json", "--no-progress", stdout=asyncio.subprocess.PIPE, env=subprocess_env())
+        sys.executable,
+        "-m",
+        "mithub.cli",
+        "replay",
+        str(transcript),
+        "--meeting-id",
+        "m1",
+        "--json",
+        "--no-progress",
+        stdout=asyncio.subprocess.PIPE,
+        env=subprocess_env(),
+    )
     out, _ = await process.communicate()
     assert process.returncode == 0
     return json.loads(out)

@@ -18,8 +18,10 @@ from pytest_postgresql.executors import PostgreSQLExecutor
 from pytest_postgresql.janitor import DatabaseJanitor
 
 PG_CTL = Path(__file__).resolve().parent / "pg_ctl"
-BACKENDS = [pytest.param("sqlite", id="sqlite"),
-            pytest.param("postgresql", id="postgresql", marks=pytest.mark.postgres)]
+BACKENDS = [
+    pytest.param("sqlite", id="sqlite"),
+    pytest.param("postgresql", id="postgresql", marks=pytest.mark.postgres),
+]
 
 
 def start_postgres(postgres_options: str = "") -> PostgreSQLExecutor:
@@ -27,9 +29,16 @@ def start_postgres(postgres_options: str = "") -> PostgreSQLExecutor:
     base = Path(tempfile.mkdtemp(prefix="mithub-pg-"))
     base.chmod(0o755)  # the postgres user walks into it
     executor = PostgreSQLExecutor(
-        executable=str(PG_CTL), host="127.0.0.1", port=port_for.select_random(),
-        datadir=str(base / "data"), unixsocketdir=str(base), logfile=str(base / "postgres.log"),
-        startparams="-w", dbname="mithub", user="postgres", postgres_options=postgres_options,
+        executable=str(PG_CTL),
+        host="127.0.0.1",
+        port=port_for.select_random(),
+        datadir=str(base / "data"),
+        unixsocketdir=str(base),
+        logfile=str(base / "postgres.log"),
+        startparams="-w",
+        dbname="mithub",
+        user="postgres",
+        postgres_options=postgres_options,
     )
     executor.start()
     return executor
@@ -46,8 +55,9 @@ def postgres_url(executor: PostgreSQLExecutor, dbname: str) -> str:
 
 def create_pg_database(executor: PostgreSQLExecutor) -> tuple[DatabaseJanitor, str]:
     name = f"t_{uuid.uuid4().hex[:12]}"
-    janitor = DatabaseJanitor(user=executor.user, host=executor.host, port=executor.port,
-                              dbname=name)
+    janitor = DatabaseJanitor(
+        user=executor.user, host=executor.host, port=executor.port, dbname=name
+    )
     janitor.init()
     return janitor, postgres_url(executor, name)
 
@@ -101,6 +111,10 @@ async def repository(database):
 
 def subprocess_env(**extra: str) -> dict[str, str]:
     """Environment for `mithub` subprocesses: this venv, no stray settings from the caller."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DB_", "DATABASE_", "CONTEXT_", "LLM_"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("DB_", "DATABASE_", "CONTEXT_", "LLM_"))
+    }
     env.update(extra)
     return env

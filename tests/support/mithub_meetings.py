@@ -17,7 +17,9 @@ SAMPLE = Path(__file__).resolve().parents[2] / "examples" / "meetings" / "ko_pro
 
 
 def sample_lines() -> list[NewUtterance]:
-    return [u for _, u in read_transcript(SAMPLE, LineErrors(), meeting_start=DEFAULT_MEETING_START)]
+    return [
+        u for _, u in read_transcript(SAMPLE, LineErrors(), meeting_start=DEFAULT_MEETING_START)
+    ]
 
 
 def varied_meeting(utterances: int) -> list[dict]:
@@ -35,9 +37,14 @@ def varied_meeting(utterances: int) -> list[dict]:
         round_, shift = i // len(base), (i // len(base)) * span
         text = line.text if round_ == 0 else f"{line.text} ({round_ + 1}회차 확인)"
         if i % 97 == 96:
-            text = " ".join(b.text for b in (base * 2)[i % len(base):i % len(base) + 8]) * 3
-        record = {"speaker_id": line.speaker_id, "speaker_name": line.speaker_name, "text": text,
-                  "start_ms": line.start_ms + shift, "end_ms": line.end_ms + shift}
+            text = " ".join(b.text for b in (base * 2)[i % len(base) : i % len(base) + 8]) * 3
+        record = {
+            "speaker_id": line.speaker_id,
+            "speaker_name": line.speaker_name,
+            "text": text,
+            "start_ms": line.start_ms + shift,
+            "end_ms": line.end_ms + shift,
+        }
         probe = line.model_copy(update={"text": text})
         count = len(settled_pieces(probe, limit, budget))
         if stored + count > utterances:
@@ -50,16 +57,25 @@ def varied_meeting(utterances: int) -> list[dict]:
 
 
 def write_meeting(path: Path, lines: list[dict]) -> Path:
-    path.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines),
-                    encoding="utf-8")
+    path.write_text(
+        "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8"
+    )
     return path
-
-
 
 
 def sample_meeting_file(path: Path, *, lines: int, offset: int = 0) -> Path:
     """`lines` lines of the sample meeting, starting at line `offset`, as a transcript file."""
-    picked = sample_lines()[offset:offset + lines]
-    return write_meeting(path, [{"speaker_id": u.speaker_id, "speaker_name": u.speaker_name,
-                                 "text": u.text, "start_ms": u.start_ms, "end_ms": u.end_ms}
-                                for u in picked])
+    picked = sample_lines()[offset : offset + lines]
+    return write_meeting(
+        path,
+        [
+            {
+                "speaker_id": u.speaker_id,
+                "speaker_name": u.speaker_name,
+                "text": u.text,
+                "start_ms": u.start_ms,
+                "end_ms": u.end_ms,
+            }
+            for u in picked
+        ],
+    )

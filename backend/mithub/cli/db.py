@@ -12,8 +12,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     upgrade = actions.add_parser("upgrade", help="apply pending migrations (creates the schema)")
     current = actions.add_parser("current", help="print the schema revision of the database")
     for action in (upgrade, current):
-        action.add_argument("--database-url", metavar="URL",
-                            help="default: DATABASE_URL, else sqlite+aiosqlite:///./data/mithub.db")
+        action.add_argument(
+            "--database-url",
+            metavar="URL",
+            help="default: DATABASE_URL, else sqlite+aiosqlite:///./data/mithub.db",
+        )
     upgrade.set_defaults(handler=lambda args: asyncio.run(_upgrade(args)))
     current.set_defaults(handler=lambda args: asyncio.run(_current(args)))
 

@@ -19,8 +19,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     show = actions.add_parser("show", help="topics, summaries, roles, current topic of a meeting")
     show.add_argument("meeting_id", metavar="ID")
     for action in (listing, show):
-        action.add_argument("--database-url", metavar="URL",
-                            help="default: DATABASE_URL, else sqlite+aiosqlite:///./data/mithub.db")
+        action.add_argument(
+            "--database-url",
+            metavar="URL",
+            help="default: DATABASE_URL, else sqlite+aiosqlite:///./data/mithub.db",
+        )
         action.add_argument("--json", action="store_true", help="machine-readable output")
     listing.set_defaults(handler=lambda args: asyncio.run(_list(args)))
     show.set_defaults(handler=lambda args: asyncio.run(_show(args)))
@@ -36,17 +39,22 @@ async def _list(args: argparse.Namespace) -> int:
     finally:
         await database.dispose()
     if args.json:
-        print(json.dumps([m.model_dump(mode="json") for m in meetings], ensure_ascii=False, indent=2))
+        print(
+            json.dumps([m.model_dump(mode="json") for m in meetings], ensure_ascii=False, indent=2)
+        )
         return 0
     if not meetings:
         print(f"no meetings in {database.display_url}")
         return 0
-    print(f"{'ID':<24} {'UTTERANCES':>10} {'TOPICS':>6}  {'LAST UTTERANCE':<20} {'WRITER':<24} CURRENT TOPIC")
+    header = ("ID", "UTTERANCES", "TOPICS", "LAST UTTERANCE", "WRITER", "CURRENT TOPIC")
+    print("{:<24} {:>10} {:>6}  {:<20} {:<24} {}".format(*header))
     for m in meetings:
         last = m.last_utterance_at.strftime("%Y-%m-%d %H:%M:%SZ") if m.last_utterance_at else "-"
         writer = m.lease_owner or ("ended" if m.ended_at else "-")
-        print(f"{m.id:<24} {m.utterance_count:>10} {m.topic_count:>6}  {last:<20} {writer:<24} "
-              f"{m.current_topic or '-'}")
+        print(
+            f"{m.id:<24} {m.utterance_count:>10} {m.topic_count:>6}  {last:<20} {writer:<24} "
+            f"{m.current_topic or '-'}"
+        )
     return 0
 
 
@@ -64,10 +72,13 @@ async def _show(args: argparse.Namespace) -> int:
         repository = SqlRepository(database)
         overview = await repository.get_meeting(args.meeting_id)
         if overview is None:
-            raise InputError(f"no meeting {args.meeting_id!r} in {database.display_url}; "
-                             "`mithub meetings list` shows the stored ids")
-        manager = create_context_manager(args.meeting_id, ReadOnlyRepository(repository),
-                                         llm=create_llm_client())
+            raise InputError(
+                f"no meeting {args.meeting_id!r} in {database.display_url}; "
+                "`mithub meetings list` shows the stored ids"
+            )
+        manager = create_context_manager(
+            args.meeting_id, ReadOnlyRepository(repository), llm=create_llm_client()
+        )
         await manager.restore_from_db()
         calls = await repository.list_agent_calls(args.meeting_id)
     finally:
@@ -76,10 +87,15 @@ async def _show(args: argparse.Namespace) -> int:
     if args.json:
         print(report_json(report))
         return 0
-    mode = "LLM summaries" if any(t["summary_mode"] == "llm" for t in report["topics"]) else \
-        "extractive summaries"
+    mode = (
+        "LLM summaries"
+        if any(t["summary_mode"] == "llm" for t in report["topics"])
+        else "extractive summaries"
+    )
     print(render_report(report, mode=mode))
     writer = overview.lease_owner or ("none (meeting ended)" if overview.ended_at else "none")
-    print(f"Stored: {overview.title or '-'}, created {overview.created_at:%Y-%m-%d %H:%M:%SZ}, "
-          f"{len(calls)} agent call(s), writer {writer}")
+    print(
+        f"Stored: {overview.title or '-'}, created {overview.created_at:%Y-%m-%d %H:%M:%SZ}, "
+        f"{len(calls)} agent call(s), writer {writer}"
+    )
     return 0

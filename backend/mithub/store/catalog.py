@@ -51,14 +51,18 @@ class SqlCatalog:
         update = {c: statement.excluded[c] for c in values if c not in keys}
         return statement.on_conflict_do_update(index_elements=list(keys), set_=update)
 
-    async def _ensure_meeting(self, conn: AsyncConnection, meeting_id: str, title: str | None = None) -> None:
+    async def _ensure_meeting(
+        self, conn: AsyncConnection, meeting_id: str, title: str | None = None
+    ) -> None:
         """The meeting row every other row points at; checked once per process and meeting."""
         if meeting_id in self._known_meetings and title is None:
             return
         values = {"id": meeting_id, "title": title, "created_at": self._clock()}
         statement = self._insert(MEETINGS).values(values)
         if title is not None:
-            statement = statement.on_conflict_do_update(index_elements=["id"], set_={"title": title})
+            statement = statement.on_conflict_do_update(
+                index_elements=["id"], set_={"title": title}
+            )
         else:
             statement = statement.on_conflict_do_nothing(index_elements=["id"])
         await conn.execute(statement)
@@ -70,8 +74,9 @@ class SqlCatalog:
 
     async def end_meeting(self, meeting_id: str) -> None:
         async with self.database.engine.begin() as conn:
-            await conn.execute(MEETINGS.update().where(MEETINGS.c.id == meeting_id)
-                               .values(ended_at=self._clock()))
+            await conn.execute(
+                MEETINGS.update().where(MEETINGS.c.id == meeting_id).values(ended_at=self._clock())
+            )
 
     async def list_meetings(self) -> list[MeetingOverview]:
         return await self._overviews(None)
@@ -81,15 +86,30 @@ class SqlCatalog:
         return found[0] if found else None
 
     async def _overviews(self, meeting_id: str | None) -> list[MeetingOverview]:
-        counts = (select(UTTERANCES.c.meeting_id, func.count().label("n"),
-                         func.max(UTTERANCES.c.absolute_timestamp).label("last_at"))
-                  .group_by(UTTERANCES.c.meeting_id).subquery())
-        topics = (select(SEGMENTS.c.meeting_id, func.count().label("n"))
-                  .group_by(SEGMENTS.c.meeting_id).subquery())
+        counts = (
+            select(
+                UTTERANCES.c.meeting_id,
+                func.count().label("n"),
+                func.max(UTTERANCES.c.absolute_timestamp).label("last_at"),
+            )
+            .group_by(UTTERANCES.c.meeting_id)
+            .subquery()
+        )
+        topics = (
+            select(SEGMENTS.c.meeting_id, func.count().label("n"))
+            .group_by(SEGMENTS.c.meeting_id)
+            .subquery()
+        )
         query = (
-            select(MEETINGS, counts.c.n.label("utterances"), counts.c.last_at,
-                   topics.c.n.label("topics"), STATES.c.current_topic,
-                   LEASES.c.owner, LEASES.c.expires_at)
+            select(
+                MEETINGS,
+                counts.c.n.label("utterances"),
+                counts.c.last_at,
+                topics.c.n.label("topics"),
+                STATES.c.current_topic,
+                LEASES.c.owner,
+                LEASES.c.expires_at,
+            )
             .outerjoin(counts, counts.c.meeting_id == MEETINGS.c.id)
             .outerjoin(topics, topics.c.meeting_id == MEETINGS.c.id)
             .outerjoin(STATES, STATES.c.meeting_id == MEETINGS.c.id)
@@ -106,9 +126,14 @@ class SqlCatalog:
         now = self._clock()
         live_lease = row["expires_at"] is not None and row["expires_at"] > now
         return MeetingOverview(
-            id=row["id"], title=row["title"], created_at=row["created_at"], ended_at=row["ended_at"],
-            utterance_count=row["utterances"] or 0, last_utterance_at=row["last_at"],
-            topic_count=row["topics"] or 0, current_topic=row["current_topic"],
+            id=row["id"],
+            title=row["title"],
+            created_at=row["created_at"],
+            ended_at=row["ended_at"],
+            utterance_count=row["utterances"] or 0,
+            last_utterance_at=row["last_at"],
+            topic_count=row["topics"] or 0,
+            current_topic=row["current_topic"],
             lease_owner=row["owner"] if live_lease else None,
             lease_expires_at=row["expires_at"] if live_lease else None,
         )
@@ -120,12 +145,17 @@ class SqlCatalog:
             await conn.execute(self._upsert(PARTICIPANTS, values, ("meeting_id", "user_id")))
 
     async def list_participants(self, meeting_id: str) -> list[Participant]:
-        query = (select(PARTICIPANTS).where(PARTICIPANTS.c.meeting_id == meeting_id)
-                 .order_by(PARTICIPANTS.c.joined_at, PARTICIPANTS.c.user_id))
+        query = (
+            select(PARTICIPANTS)
+            .where(PARTICIPANTS.c.meeting_id == meeting_id)
+            .order_by(PARTICIPANTS.c.joined_at, PARTICIPANTS.c.user_id)
+        )
         async with self.database.engine.connect() as conn:
             rows = (await conn.execute(query)).all()
-        return [Participant.model_validate({k: v for k, v in r._mapping.items() if k != "meeting_id"})
-                for r in rows]
+        return [
+            Participant.model_validate({k: v for k, v in r._mapping.items() if k != "meeting_id"})
+            for r in rows
+        ]
 
     async def record_agent_call(self, call: AgentCallRecord) -> None:
         values = call.model_dump(mode="python")
@@ -136,8 +166,11 @@ class SqlCatalog:
             await conn.execute(self._upsert(AGENT_CALLS, values, ("id",)))
 
     async def list_agent_calls(self, meeting_id: str) -> list[AgentCallRecord]:
-        query = (select(AGENT_CALLS).where(AGENT_CALLS.c.meeting_id == meeting_id)
-                 .order_by(AGENT_CALLS.c.created_at, AGENT_CALLS.c.id))
+        query = (
+            select(AGENT_CALLS)
+            .where(AGENT_CALLS.c.meeting_id == meeting_id)
+            .order_by(AGENT_CALLS.c.created_at, AGENT_CALLS.c.id)
+        )
         async with self.database.engine.connect() as conn:
             rows = (await conn.execute(query)).all()
         return [AgentCallRecord.model_validate(dict(r._mapping)) for r in rows]

@@ -12,16 +12,32 @@ from mithub.context.models import TopicSegment, Utterance
 from mithub.context.repository import ManagerState
 
 UTTERANCE_FIELDS = {
-    "id": "seq", "speaker_id": "speaker_id", "speaker_name": "speaker_name", "text": "text",
-    "start_ms": "start_ms", "end_ms": "end_ms", "confidence": "confidence",
-    "absolute_timestamp": "absolute_timestamp", "topic": "topic", "topic_id": "topic_id",
+    "id": "seq",
+    "speaker_id": "speaker_id",
+    "speaker_name": "speaker_name",
+    "text": "text",
+    "start_ms": "start_ms",
+    "end_ms": "end_ms",
+    "confidence": "confidence",
+    "absolute_timestamp": "absolute_timestamp",
+    "topic": "topic",
+    "topic_id": "topic_id",
 }
 SEGMENT_FIELDS = {
-    "id": "segment_id", "name": "name", "summary": "summary", "start_utterance_id": "start_seq",
-    "end_utterance_id": "end_seq", "key_points": "key_points", "keywords": "keywords",
-    "key_decisions": "key_decisions", "pending_items": "pending_items",
-    "action_items": "action_items", "participants": "participants",
-    "summary_mode": "summary_mode", "version": "version", "updated_at": "updated_at",
+    "id": "segment_id",
+    "name": "name",
+    "summary": "summary",
+    "start_utterance_id": "start_seq",
+    "end_utterance_id": "end_seq",
+    "key_points": "key_points",
+    "keywords": "keywords",
+    "key_decisions": "key_decisions",
+    "pending_items": "pending_items",
+    "action_items": "action_items",
+    "participants": "participants",
+    "summary_mode": "summary_mode",
+    "version": "version",
+    "updated_at": "updated_at",
 }
 # ManagerState.meeting_id is the row key; every other field is a column of the same name.
 STATE_FIELDS = {name: name for name in ManagerState.model_fields if name != "meeting_id"}
@@ -37,7 +53,11 @@ def _attributes(row: Row[Any], fields: dict[str, str]) -> dict[str, Any]:
 
 
 def utterance_values(meeting_id: str, utterance: Utterance, stored_at: datetime) -> dict[str, Any]:
-    return {"meeting_id": meeting_id, "stored_at": stored_at, **_columns(utterance, UTTERANCE_FIELDS)}
+    return {
+        "meeting_id": meeting_id,
+        "stored_at": stored_at,
+        **_columns(utterance, UTTERANCE_FIELDS),
+    }
 
 
 def utterance_from_row(row: Row[Any]) -> Utterance:
@@ -46,7 +66,14 @@ def utterance_from_row(row: Row[Any]) -> Utterance:
 
 def segment_values(meeting_id: str, segment: TopicSegment) -> dict[str, Any]:
     values = _columns(segment, SEGMENT_FIELDS)
-    for key in ("key_points", "keywords", "key_decisions", "pending_items", "action_items", "participants"):
+    for key in (
+        "key_points",
+        "keywords",
+        "key_decisions",
+        "pending_items",
+        "action_items",
+        "participants",
+    ):
         values[key] = list(values[key])
     return {"meeting_id": meeting_id, **values}
 

@@ -30,16 +30,22 @@ def parse_database_url(url: str) -> URL:
     try:
         parsed = make_url(url)
     except ArgumentError as exc:
-        raise ConfigError(f"DATABASE_URL {url!r} is not a database URL; use "
-                          "sqlite+aiosqlite:///PATH or postgresql+asyncpg://USER@HOST/DB") from exc
+        raise ConfigError(
+            f"DATABASE_URL {url!r} is not a database URL; use "
+            "sqlite+aiosqlite:///PATH or postgresql+asyncpg://USER@HOST/DB"
+        ) from exc
     if parsed.drivername == "postgresql":
         parsed = parsed.set(drivername="postgresql+asyncpg")
     if parsed.drivername not in SUPPORTED:
-        raise ConfigError(f"DATABASE_URL driver {parsed.drivername!r} is not supported; use "
-                          "sqlite+aiosqlite:///PATH or postgresql+asyncpg://USER@HOST/DB")
+        raise ConfigError(
+            f"DATABASE_URL driver {parsed.drivername!r} is not supported; use "
+            "sqlite+aiosqlite:///PATH or postgresql+asyncpg://USER@HOST/DB"
+        )
     if parsed.drivername.startswith("sqlite") and parsed.database in (None, "", ":memory:"):
-        raise ConfigError("an in-memory SQLite database is lost on exit; give a file path, "
-                          "e.g. sqlite+aiosqlite:///./data/mithub.db")
+        raise ConfigError(
+            "an in-memory SQLite database is lost on exit; give a file path, "
+            "e.g. sqlite+aiosqlite:///./data/mithub.db"
+        )
     return parsed
 
 
@@ -66,7 +72,9 @@ def _sqlite_engine(url: URL, config: DatabaseConfig) -> AsyncEngine:
     assert url.database is not None
     Path(url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
     engine = create_async_engine(
-        url, connect_args={"timeout": config.connect_timeout_seconds}, pool_timeout=config.pool_timeout_seconds
+        url,
+        connect_args={"timeout": config.connect_timeout_seconds},
+        pool_timeout=config.pool_timeout_seconds,
     )
     synchronous = config.sqlite_synchronous
 

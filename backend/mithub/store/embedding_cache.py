@@ -37,8 +37,9 @@ PRELOAD_WINDOW = 300
 class MeetingEmbeddings:
     """The `Embedder` port for one meeting, backed by the store's embedding cache."""
 
-    def __init__(self, inner: Embedder, store: SqlCatalog, meeting_id: str,
-                 *, max_pending: int = 4096) -> None:
+    def __init__(
+        self, inner: Embedder, store: SqlCatalog, meeting_id: str, *, max_pending: int = 4096
+    ) -> None:
         self.inner = inner
         self.model_id = inner.model_id
         self.dim = inner.dim
@@ -57,8 +58,9 @@ class MeetingEmbeddings:
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         return self._embed(texts, "q", self.inner.embed_queries)
 
-    def _embed(self, texts: Sequence[str], kind: str,
-               compute: Callable[[Sequence[str]], np.ndarray]) -> np.ndarray:
+    def _embed(
+        self, texts: Sequence[str], kind: str, compute: Callable[[Sequence[str]], np.ndarray]
+    ) -> np.ndarray:
         keys = [text_key(kind, t) for t in texts]
         with self._lock:
             found = [self._known.get(k) for k in keys]
@@ -80,12 +82,17 @@ class MeetingEmbeddings:
     async def preload(self, last_seq: int) -> int:
         """Load the vectors saved for this meeting's recent turns. Returns how many."""
         query = select(EMBEDDINGS.c.text_hash, EMBEDDINGS.c.vector).where(
-            EMBEDDINGS.c.meeting_id == self._meeting_id, EMBEDDINGS.c.model_id == self.model_id,
-            EMBEDDINGS.c.seq > last_seq - PRELOAD_WINDOW)
+            EMBEDDINGS.c.meeting_id == self._meeting_id,
+            EMBEDDINGS.c.model_id == self.model_id,
+            EMBEDDINGS.c.seq > last_seq - PRELOAD_WINDOW,
+        )
         async with self._store.database.engine.connect() as conn:
             rows = (await conn.execute(query)).all()
-        loaded = {bytes(r.text_hash): np.frombuffer(r.vector, dtype=np.float32) for r in rows
-                  if len(r.vector) == self.dim * 4}
+        loaded = {
+            bytes(r.text_hash): np.frombuffer(r.vector, dtype=np.float32)
+            for r in rows
+            if len(r.vector) == self.dim * 4
+        }
         with self._lock:
             self._known.update(loaded)
         self.preloaded = len(loaded)
@@ -98,14 +105,23 @@ class MeetingEmbeddings:
             batch = list(self._pending.items())
         if not batch:
             return 0
-        rows = [{"meeting_id": self._meeting_id, "model_id": self.model_id, "text_hash": key,
-                 "seq": seq, "vector": np.asarray(vector, dtype=np.float32).tobytes()}
-                for key, vector in batch]
+        rows = [
+            {
+                "meeting_id": self._meeting_id,
+                "model_id": self.model_id,
+                "text_hash": key,
+                "seq": seq,
+                "vector": np.asarray(vector, dtype=np.float32).tobytes(),
+            }
+            for key, vector in batch
+        ]
         # A text said again (a short "네", a repeated agenda line) moves to the newest seq, or
         # a restore would not load it.
         insert = self._store._insert(EMBEDDINGS)
         statement = insert.on_conflict_do_update(
-            index_elements=["meeting_id", "model_id", "text_hash"], set_={"seq": insert.excluded.seq})
+            index_elements=["meeting_id", "model_id", "text_hash"],
+            set_={"seq": insert.excluded.seq},
+        )
         async with self._store.database.engine.begin() as conn:
             await self._store._ensure_meeting(conn, self._meeting_id)
             await conn.execute(statement, rows)

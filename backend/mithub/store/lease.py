@@ -56,7 +56,9 @@ class MeetingLease:
     _heartbeat: asyncio.Task[None] | None = field(default=None, repr=False)
 
     def start_heartbeat(self) -> None:
-        self._heartbeat = asyncio.create_task(self._beat(), name=f"lease-heartbeat-{self.meeting_id}")
+        self._heartbeat = asyncio.create_task(
+            self._beat(), name=f"lease-heartbeat-{self.meeting_id}"
+        )
 
     async def _beat(self) -> None:
         interval = self.ttl_seconds / 3
@@ -65,12 +67,17 @@ class MeetingLease:
             try:
                 still_owner = await self.manager.renew(self.meeting_id)
             except Exception as exc:  # noqa: BLE001 - a failed heartbeat must not kill the worker
-                logger.warning("meeting_lease_heartbeat_failed", meeting_id=self.meeting_id,
-                               error=f"{type(exc).__name__}: {exc}")
+                logger.warning(
+                    "meeting_lease_heartbeat_failed",
+                    meeting_id=self.meeting_id,
+                    error=f"{type(exc).__name__}: {exc}",
+                )
                 continue
             if not still_owner:
                 self.lost = True
-                logger.error("meeting_lease_lost", meeting_id=self.meeting_id, owner=self.manager.owner)
+                logger.error(
+                    "meeting_lease_lost", meeting_id=self.meeting_id, owner=self.manager.owner
+                )
                 return
 
     async def release(self) -> None:
@@ -95,7 +102,12 @@ class LeaseManager:
         return self._catalog._clock()
 
     async def acquire(
-        self, meeting_id: str, *, ttl_seconds: float, wait_seconds: float = 0.0, heartbeat: bool = True
+        self,
+        meeting_id: str,
+        *,
+        ttl_seconds: float,
+        wait_seconds: float = 0.0,
+        heartbeat: bool = True,
     ) -> MeetingLease:
         """Take the meeting's lease, waiting up to `wait_seconds` for another owner's lease to
         expire. Raises LeaseError naming the owner and the expiry when it stays taken."""
@@ -118,27 +130,48 @@ class LeaseManager:
 
     async def _try_acquire(self, meeting_id: str, ttl_seconds: float) -> LeaseError | None:
         now = self._now()
-        values = {"meeting_id": meeting_id, "owner": self.owner, "acquired_at": now,
-                  "heartbeat_at": now, "expires_at": now + timedelta(seconds=ttl_seconds)}
+        values = {
+            "meeting_id": meeting_id,
+            "owner": self.owner,
+            "acquired_at": now,
+            "heartbeat_at": now,
+            "expires_at": now + timedelta(seconds=ttl_seconds),
+        }
         async with self._catalog.database.engine.begin() as conn:
             await self._catalog._ensure_meeting(conn, meeting_id)
-            before = (await conn.execute(select(LEASES).where(LEASES.c.meeting_id == meeting_id))).first()
+            before = (
+                await conn.execute(select(LEASES).where(LEASES.c.meeting_id == meeting_id))
+            ).first()
             statement = self._catalog._insert(LEASES).values(values)
             statement = statement.on_conflict_do_update(
                 index_elements=["meeting_id"],
-                set_={k: statement.excluded[k] for k in ("owner", "acquired_at", "heartbeat_at", "expires_at")},
+                set_={
+                    k: statement.excluded[k]
+                    for k in ("owner", "acquired_at", "heartbeat_at", "expires_at")
+                },
                 where=(LEASES.c.owner == self.owner) | (LEASES.c.expires_at <= now),
             )
             await conn.execute(statement)
-            after = (await conn.execute(select(LEASES.c.owner).where(LEASES.c.meeting_id == meeting_id))).scalar()
+            after = (
+                await conn.execute(select(LEASES.c.owner).where(LEASES.c.meeting_id == meeting_id))
+            ).scalar()
             if after != self.owner:
                 return await self.describe(conn, meeting_id)
         if before is not None and before.owner != self.owner:
-            logger.warning("meeting_lease_taken_over", meeting_id=meeting_id, owner=self.owner,
-                           previous_owner=before.owner, expired_at=before.expires_at.isoformat())
+            logger.warning(
+                "meeting_lease_taken_over",
+                meeting_id=meeting_id,
+                owner=self.owner,
+                previous_owner=before.owner,
+                expired_at=before.expires_at.isoformat(),
+            )
         else:
-            logger.info("meeting_lease_acquired", meeting_id=meeting_id, owner=self.owner,
-                        ttl_seconds=ttl_seconds)
+            logger.info(
+                "meeting_lease_acquired",
+                meeting_id=meeting_id,
+                owner=self.owner,
+                ttl_seconds=ttl_seconds,
+            )
         return None
 
     async def renew(self, meeting_id: str) -> bool:
@@ -154,8 +187,15 @@ class LeaseManager:
 
     async def _extend(self, conn: AsyncConnection, meeting_id: str, ttl: float) -> bool:
         now = self._now()
-        result = await conn.execute(_EXTEND, {"m": meeting_id, "me": self.owner, "now": now,
-                                              "expires": now + timedelta(seconds=ttl)})
+        result = await conn.execute(
+            _EXTEND,
+            {
+                "m": meeting_id,
+                "me": self.owner,
+                "now": now,
+                "expires": now + timedelta(seconds=ttl),
+            },
+        )
         return result.rowcount == 1
 
     async def fence(self, conn: AsyncConnection, meeting_id: str) -> None:
@@ -171,24 +211,36 @@ class LeaseManager:
     async def release(self, meeting_id: str) -> None:
         self.held.pop(meeting_id, None)
         async with self._catalog.database.engine.begin() as conn:
-            await conn.execute(LEASES.delete().where(LEASES.c.meeting_id == meeting_id,
-                                                     LEASES.c.owner == self.owner))
+            await conn.execute(
+                LEASES.delete().where(
+                    LEASES.c.meeting_id == meeting_id, LEASES.c.owner == self.owner
+                )
+            )
         logger.info("meeting_lease_released", meeting_id=meeting_id, owner=self.owner)
 
-    async def describe(self, conn: AsyncConnection, meeting_id: str, *, lost: bool = False) -> LeaseError:
+    async def describe(
+        self, conn: AsyncConnection, meeting_id: str, *, lost: bool = False
+    ) -> LeaseError:
         row = (await conn.execute(select(LEASES).where(LEASES.c.meeting_id == meeting_id))).first()
         if row is None:
-            return LeaseError(f"meeting {meeting_id}: this worker ({self.owner}) no longer holds its "
-                              "writer lease (released); attach to the meeting again")
+            return LeaseError(
+                f"meeting {meeting_id}: this worker ({self.owner}) no longer holds its "
+                "writer lease (released); attach to the meeting again"
+            )
         seconds = (row.expires_at - self._now()).total_seconds()
-        when = f"{row.expires_at.isoformat()} ({seconds:.0f} s from now)" if seconds > 0 else \
-            f"{row.expires_at.isoformat()} (expired)"
+        when = (
+            f"{row.expires_at.isoformat()} ({seconds:.0f} s from now)"
+            if seconds > 0
+            else f"{row.expires_at.isoformat()} (expired)"
+        )
         if lost:
             return LeaseError(
                 f"meeting {meeting_id}: this worker ({self.owner}) lost its writer lease to "
                 f"{row.owner}, whose lease expires {when}; nothing more was written here - the "
-                "meeting continues on that worker")
+                "meeting continues on that worker"
+            )
         return LeaseError(
             f"meeting {meeting_id} is being written by {row.owner}; its lease expires {when}. "
             "Stop that worker, or retry after the lease expires (a crashed worker's lease "
-            "lapses by itself)")
+            "lapses by itself)"
+        )

@@ -25,8 +25,10 @@ MIGRATIONS_DIR = Path(__file__).resolve().parents[3] / "migrations"
 
 def alembic_config(url: str | None = None) -> Config:
     if not (MIGRATIONS_DIR / "env.py").is_file():
-        raise StoreError(f"migrations not found at {MIGRATIONS_DIR}; run mithub from a source "
-                         "checkout or an editable install (pip install -e .)")
+        raise StoreError(
+            f"migrations not found at {MIGRATIONS_DIR}; run mithub from a source "
+            "checkout or an editable install (pip install -e .)"
+        )
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     if url is not None:
@@ -68,7 +70,9 @@ async def upgrade(database: Database, revision: str = "head") -> tuple[str | Non
     async with database.engine.begin() as connection:
         before, after = await connection.run_sync(_run)
     if before != after:
-        logger.info("db_migrated", url=database.display_url, from_revision=before, to_revision=after)
+        logger.info(
+            "db_migrated", url=database.display_url, from_revision=before, to_revision=after
+        )
     return before, after
 
 
@@ -76,5 +80,7 @@ async def require_schema(database: Database) -> None:
     current = await current_revision(database)
     head = head_revision()
     if current != head:
-        raise StoreError(f"{database.display_url} schema is at {current or 'no revision'}, "
-                         f"expected {head}; run `mithub db upgrade --database-url URL`")
+        raise StoreError(
+            f"{database.display_url} schema is at {current or 'no revision'}, "
+            f"expected {head}; run `mithub db upgrade --database-url URL`"
+        )

@@ -28,9 +28,11 @@ async def reach(database: Database, operation: Awaitable[T]) -> T:
         return await operation
     except Exception as exc:
         if is_unavailable(exc):
-            raise StoreError(f"cannot reach the database at {database.display_url} "
-                             f"({type(exc).__name__}: {exc}); check DATABASE_URL and that the "
-                             "server is running") from exc
+            raise StoreError(
+                f"cannot reach the database at {database.display_url} "
+                f"({type(exc).__name__}: {exc}); check DATABASE_URL and that the "
+                "server is running"
+            ) from exc
         raise
 
 
@@ -42,12 +44,20 @@ async def open_database(
     config = config or get_database_config()
     url = url or config.url
     parsed = parse_database_url(url)
-    if not create and parsed.drivername.startswith("sqlite") and not Path(parsed.database or "").is_file():
-        raise StoreError(f"no database at {parsed.database}; replay a meeting with "
-                         "--database-url first, or point DATABASE_URL at the right file")
+    if (
+        not create
+        and parsed.drivername.startswith("sqlite")
+        and not Path(parsed.database or "").is_file()
+    ):
+        raise StoreError(
+            f"no database at {parsed.database}; replay a meeting with "
+            "--database-url first, or point DATABASE_URL at the right file"
+        )
     database = create_database(url, config)
     try:
-        await reach(database, upgrade(database) if config.auto_migrate else require_schema(database))
+        await reach(
+            database, upgrade(database) if config.auto_migrate else require_schema(database)
+        )
     except BaseException:
         await database.dispose()
         raise

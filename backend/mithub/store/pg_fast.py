@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from sqlalchemy import text
 
-_COLUMNS = ("meeting_id, seq, speaker_id, speaker_name, text, start_ms, end_ms, confidence, "
-            "absolute_timestamp, topic, topic_id, stored_at")
+_COLUMNS = (
+    "meeting_id, seq, speaker_id, speaker_name, text, start_ms, end_ms, confidence, "
+    "absolute_timestamp, topic, topic_id, stored_at"
+)
 # Explicit casts: parameters in a SELECT list have no column to take their type from.
 _VALUES = (
     "CAST(:meeting_id AS varchar), CAST(:seq AS bigint), CAST(:speaker_id AS varchar), "
@@ -25,8 +27,7 @@ _VALUES = (
 )
 
 PG_INSERT_UTTERANCE = text(
-    f"INSERT INTO utterances ({_COLUMNS}) SELECT {_VALUES} "
-    "ON CONFLICT (meeting_id, seq) DO NOTHING"
+    f"INSERT INTO utterances ({_COLUMNS}) SELECT {_VALUES} ON CONFLICT (meeting_id, seq) DO NOTHING"
 )
 
 # Returns 1 when this owner still held the lease (the utterance is stored, or was already),

@@ -21,7 +21,11 @@ class ReadOnlyRepository:
         return None
 
     async def save_l1_update(
-        self, meeting_id: str, *, utterance: Utterance | None, segments: Sequence[TopicSegment],
+        self,
+        meeting_id: str,
+        *,
+        utterance: Utterance | None,
+        segments: Sequence[TopicSegment],
         state: ManagerState,
     ) -> None:
         return None
@@ -30,18 +34,28 @@ class ReadOnlyRepository:
         return await self.inner.load_state(meeting_id)
 
     async def get_utterances(
-        self, meeting_id: str, *, after_seq: int = 0, until_seq: int | None = None,
+        self,
+        meeting_id: str,
+        *,
+        after_seq: int = 0,
+        until_seq: int | None = None,
         limit: int | None = None,
     ) -> list[Utterance]:
-        return await self.inner.get_utterances(meeting_id, after_seq=after_seq, until_seq=until_seq,
-                                               limit=limit)
+        return await self.inner.get_utterances(
+            meeting_id, after_seq=after_seq, until_seq=until_seq, limit=limit
+        )
 
     async def get_last_utterances(
-        self, meeting_id: str, limit: int, *, until_seq: int | None = None,
+        self,
+        meeting_id: str,
+        limit: int,
+        *,
+        until_seq: int | None = None,
         speaker_id: str | None = None,
     ) -> list[Utterance]:
-        return await self.inner.get_last_utterances(meeting_id, limit, until_seq=until_seq,
-                                                    speaker_id=speaker_id)
+        return await self.inner.get_last_utterances(
+            meeting_id, limit, until_seq=until_seq, speaker_id=speaker_id
+        )
 
     async def get_speaker_ids(self, meeting_id: str, *, until_seq: int | None = None) -> list[str]:
         return await self.inner.get_speaker_ids(meeting_id, until_seq=until_seq)

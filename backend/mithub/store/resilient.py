@@ -58,8 +58,12 @@ class ResilientRepository:
     """A MeetingRepository around a SqlRepository that survives database outages."""
 
     def __init__(
-        self, inner: SqlRepository, *, max_queued_utterances: int = 10_000,
-        retry_initial_seconds: float = 0.2, retry_max_seconds: float = 5.0,
+        self,
+        inner: SqlRepository,
+        *,
+        max_queued_utterances: int = 10_000,
+        retry_initial_seconds: float = 0.2,
+        retry_max_seconds: float = 5.0,
     ) -> None:
         self.inner = inner
         self._max_queued = max_queued_utterances
@@ -88,11 +92,16 @@ class ResilientRepository:
                 f"meeting {meeting_id}: the database has been unreachable for "
                 f"{time.monotonic() - self._outage_started:.0f} s and {self._queued_utterances} "
                 "utterances are waiting in memory (DB_WRITE_QUEUE_MAX); this utterance was not "
-                "accepted: retry it when the database is back")
+                "accepted: retry it when the database is back"
+            )
         await self._submit(write)
 
     async def save_l1_update(
-        self, meeting_id: str, *, utterance: Utterance | None, segments: Sequence[TopicSegment],
+        self,
+        meeting_id: str,
+        *,
+        utterance: Utterance | None,
+        segments: Sequence[TopicSegment],
         state: ManagerState,
     ) -> None:
         await self._submit(_Write(meeting_id, [], (utterance, list(segments), state)))
@@ -123,7 +132,9 @@ class ResilientRepository:
             await self.inner.append_utterances(write.meeting_id, write.utterances)
             return
         utterance, segments, state = write.l1
-        await self.inner.save_l1_update(write.meeting_id, utterance=utterance, segments=segments, state=state)
+        await self.inner.save_l1_update(
+            write.meeting_id, utterance=utterance, segments=segments, state=state
+        )
 
     def _enqueue(self, write: _Write) -> None:
         self._queue.append(write)
@@ -137,8 +148,13 @@ class ResilientRepository:
         self.outages += 1
         DB_OUTAGES.inc()
         self._outage_started = time.monotonic()
-        logger.error("db_outage_started", meeting_id=write.meeting_id, error=_describe(exc),
-                     queued=self._queued_utterances, retry_initial_seconds=self._retry_initial)
+        logger.error(
+            "db_outage_started",
+            meeting_id=write.meeting_id,
+            error=_describe(exc),
+            queued=self._queued_utterances,
+            retry_initial_seconds=self._retry_initial,
+        )
         self._flusher = asyncio.create_task(self._flush(), name="db-outage-flush")
 
     # ------------------------------------------------------------------ flush
@@ -151,8 +167,11 @@ class ResilientRepository:
         merged = _Write(head.meeting_id, list(head.utterances))
         taken = 1
         for write in list(self._queue)[1:]:
-            if write.l1 is not None or write.meeting_id != head.meeting_id \
-                    or len(merged.utterances) + len(write.utterances) > FLUSH_BATCH:
+            if (
+                write.l1 is not None
+                or write.meeting_id != head.meeting_id
+                or len(merged.utterances) + len(write.utterances) > FLUSH_BATCH
+            ):
                 break
             merged.utterances += write.utterances
             taken += 1
@@ -171,8 +190,13 @@ class ResilientRepository:
                 attempts += 1
                 self.retries += 1
                 DB_WRITE_RETRIES.inc()
-                logger.warning("db_write_retry", attempt=attempts, delay_seconds=round(delay, 2),
-                               queued=self._queued_utterances, error=_describe(exc))
+                logger.warning(
+                    "db_write_retry",
+                    attempt=attempts,
+                    delay_seconds=round(delay, 2),
+                    queued=self._queued_utterances,
+                    error=_describe(exc),
+                )
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, self._retry_max)
                 continue
@@ -181,14 +205,22 @@ class ResilientRepository:
             self._queued_utterances -= len(batch.utterances)
             flushed += len(batch.utterances)
             DB_WRITE_QUEUE_DEPTH.set(self._queued_utterances)
-        logger.warning("db_outage_ended", duration_seconds=round(time.monotonic() - self._outage_started, 2),
-                       flushed_utterances=flushed, retries=attempts)
+        logger.warning(
+            "db_outage_ended",
+            duration_seconds=round(time.monotonic() - self._outage_started, 2),
+            flushed_utterances=flushed,
+            retries=attempts,
+        )
 
     def _fail(self, exc: Exception) -> None:
-        message = (f"{self._queued_utterances} accepted utterance(s) could not be stored after "
-                   f"the database came back: {_describe(exc)}")
+        message = (
+            f"{self._queued_utterances} accepted utterance(s) could not be stored after "
+            f"the database came back: {_describe(exc)}"
+        )
         self._failure = exc if isinstance(exc, StoreError) else StoreError(message)
-        logger.error("db_write_failed", error=_describe(exc), unstored_utterances=self._queued_utterances)
+        logger.error(
+            "db_write_failed", error=_describe(exc), unstored_utterances=self._queued_utterances
+        )
 
     async def drain(self) -> None:
         """Wait until every accepted write is stored (returns at once when healthy)."""
@@ -206,20 +238,30 @@ class ResilientRepository:
         return await self.inner.load_state(meeting_id)
 
     async def get_utterances(
-        self, meeting_id: str, *, after_seq: int = 0, until_seq: int | None = None,
+        self,
+        meeting_id: str,
+        *,
+        after_seq: int = 0,
+        until_seq: int | None = None,
         limit: int | None = None,
     ) -> list[Utterance]:
         await self.drain()
-        return await self.inner.get_utterances(meeting_id, after_seq=after_seq, until_seq=until_seq,
-                                               limit=limit)
+        return await self.inner.get_utterances(
+            meeting_id, after_seq=after_seq, until_seq=until_seq, limit=limit
+        )
 
     async def get_last_utterances(
-        self, meeting_id: str, limit: int, *, until_seq: int | None = None,
+        self,
+        meeting_id: str,
+        limit: int,
+        *,
+        until_seq: int | None = None,
         speaker_id: str | None = None,
     ) -> list[Utterance]:
         await self.drain()
-        return await self.inner.get_last_utterances(meeting_id, limit, until_seq=until_seq,
-                                                    speaker_id=speaker_id)
+        return await self.inner.get_last_utterances(
+            meeting_id, limit, until_seq=until_seq, speaker_id=speaker_id
+        )
 
     async def get_speaker_ids(self, meeting_id: str, *, until_seq: int | None = None) -> list[str]:
         await self.drain()

@@ -31,7 +31,9 @@ class ReplayPiece:
     line_timestamp: datetime  # the replay clock for every piece of the line
 
 
-def settled_pieces(utterance: NewUtterance, max_tokens: int, budget: TokenBudgetManager) -> list[NewUtterance]:
+def settled_pieces(
+    utterance: NewUtterance, max_tokens: int, budget: TokenBudgetManager
+) -> list[NewUtterance]:
     """The utterances `add_utterance` stores for this one, split until each piece is one the
     manager keeps whole; so feeding the pieces one by one stores exactly these."""
     pending, settled = [utterance], []
@@ -56,8 +58,12 @@ def replay_pieces(
 
 
 def _same(piece: NewUtterance, stored: Utterance) -> bool:
-    return (piece.speaker_id, piece.text, piece.start_ms, piece.end_ms) == \
-        (stored.speaker_id, stored.text, stored.start_ms, stored.end_ms)
+    return (piece.speaker_id, piece.text, piece.start_ms, piece.end_ms) == (
+        stored.speaker_id,
+        stored.text,
+        stored.start_ms,
+        stored.end_ms,
+    )
 
 
 def resume_after(
@@ -85,4 +91,6 @@ def _mismatch(meeting_id: str, stored: int, source: Path, detail: str) -> InputE
     return InputError(
         f"meeting {meeting_id} already holds {stored} utterances that are not a replay of this "
         f"file ({detail}); use another --meeting-id, or the file and CONTEXT_UTTERANCE_MAX_TOKENS "
-        "of the first run", source=source)
+        "of the first run",
+        source=source,
+    )

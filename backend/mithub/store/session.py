@@ -71,8 +71,11 @@ class AttachedMeeting:
             seq = await self.repository.inner.last_seq(self.meeting_id)
             await self._embeddings.flush(seq)
         except Exception as exc:  # noqa: BLE001 - a cache: the vectors are computed again if lost
-            logger.info("embedding_cache_flush_failed", meeting_id=self.meeting_id,
-                        error=f"{type(exc).__name__}: {exc}")
+            logger.info(
+                "embedding_cache_flush_failed",
+                meeting_id=self.meeting_id,
+                error=f"{type(exc).__name__}: {exc}",
+            )
 
     async def close_embeddings(self) -> None:
         if self._flusher is not None:
@@ -92,8 +95,12 @@ def lease_wait_seconds(config: DatabaseConfig) -> float:
 
 @asynccontextmanager
 async def attach_meeting(
-    url: str | None, meeting_id: str, *, title: str | None = None,
-    wait_seconds: float | None = None, config: DatabaseConfig | None = None,
+    url: str | None,
+    meeting_id: str,
+    *,
+    title: str | None = None,
+    wait_seconds: float | None = None,
+    config: DatabaseConfig | None = None,
 ) -> AsyncIterator[AttachedMeeting]:
     config = config or get_database_config()
     database = await open_database(url, config)
@@ -101,11 +108,13 @@ async def attach_meeting(
         repository = meeting_repository(database, config)
         await repository.inner.ensure_meeting(meeting_id, title=title)
         lease = await repository.inner.acquire_lease(
-            meeting_id, ttl_seconds=config.lease_ttl_seconds,
+            meeting_id,
+            ttl_seconds=config.lease_ttl_seconds,
             wait_seconds=lease_wait_seconds(config) if wait_seconds is None else wait_seconds,
         )
-        session = AttachedMeeting(meeting_id, database, repository, lease,
-                                 embedding_cache=config.embedding_cache)
+        session = AttachedMeeting(
+            meeting_id, database, repository, lease, embedding_cache=config.embedding_cache
+        )
         try:
             yield session
             await repository.drain()
@@ -120,5 +129,8 @@ async def _release(lease: MeetingLease, meeting_id: str) -> None:
     try:
         await lease.release()
     except Exception as exc:  # noqa: BLE001 - the lease lapses by itself; say so and go on
-        logger.warning("meeting_lease_release_failed", meeting_id=meeting_id,
-                       error=f"{type(exc).__name__}: {exc}")
+        logger.warning(
+            "meeting_lease_release_failed",
+            meeting_id=meeting_id,
+            error=f"{type(exc).__name__}: {exc}",
+        )

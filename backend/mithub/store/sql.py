@@ -44,12 +44,15 @@ logger = structlog.get_logger(__name__)
 class SqlRepository(SqlCatalog):
     """MeetingRepository + MeetingCatalog + writer leases over one `Database`."""
 
-    def __init__(self, database: Database, *, owner: str | None = None, clock: Clock = utc_now) -> None:
+    def __init__(
+        self, database: Database, *, owner: str | None = None, clock: Clock = utc_now
+    ) -> None:
         super().__init__(database, clock=clock)
         self.leases = LeaseManager(self, owner or default_owner())
         # Built once: it runs in every write-through.
         self._insert_utterance = self._insert(UTTERANCES).on_conflict_do_nothing(
-            index_elements=["meeting_id", "seq"])
+            index_elements=["meeting_id", "seq"]
+        )
         self._one_statement = database.dialect == "postgresql"
         self._autocommit = database.engine.execution_options(isolation_level="AUTOCOMMIT")
 
@@ -58,11 +61,17 @@ class SqlRepository(SqlCatalog):
         return self.leases.owner
 
     async def acquire_lease(
-        self, meeting_id: str, *, ttl_seconds: float, wait_seconds: float = 0.0, heartbeat: bool = True
+        self,
+        meeting_id: str,
+        *,
+        ttl_seconds: float,
+        wait_seconds: float = 0.0,
+        heartbeat: bool = True,
     ) -> MeetingLease:
         """Become the meeting's only writer (see `mithub.store.lease`)."""
-        return await self.leases.acquire(meeting_id, ttl_seconds=ttl_seconds,
-                                         wait_seconds=wait_seconds, heartbeat=heartbeat)
+        return await self.leases.acquire(
+            meeting_id, ttl_seconds=ttl_seconds, wait_seconds=wait_seconds, heartbeat=heartbeat
+        )
 
     # ------------------------------------------------------------------ writes
 
@@ -77,7 +86,9 @@ class SqlRepository(SqlCatalog):
                 await self.leases.fence(conn, meeting_id)
                 await self._ensure_meeting(conn, meeting_id)
                 await self._insert_utterances(conn, meeting_id, utterances)
-        DB_WRITE_SECONDS.labels(operation="append_utterances").observe(time.perf_counter() - started)
+        DB_WRITE_SECONDS.labels(operation="append_utterances").observe(
+            time.perf_counter() - started
+        )
 
     async def _append_one_postgres(self, meeting_id: str, utterance: Utterance) -> None:
         """The live path on PostgreSQL: fence and insert in one autocommit statement, one
@@ -89,8 +100,15 @@ class SqlRepository(SqlCatalog):
                 await conn.execute(PG_INSERT_UTTERANCE, values)
                 return
             now = self._clock()
-            fenced = await conn.execute(PG_FENCED_INSERT_UTTERANCE, {
-                **values, "owner": self.owner, "now": now, "expires": now + timedelta(seconds=ttl)})
+            fenced = await conn.execute(
+                PG_FENCED_INSERT_UTTERANCE,
+                {
+                    **values,
+                    "owner": self.owner,
+                    "now": now,
+                    "expires": now + timedelta(seconds=ttl),
+                },
+            )
             if fenced.scalar() != 1:
                 self.leases.held.pop(meeting_id, None)
                 raise await self.leases.describe(conn, meeting_id, lost=True)
@@ -110,10 +128,14 @@ class SqlRepository(SqlCatalog):
             if utterance is not None:
                 await self._insert_utterances(conn, meeting_id, [utterance])
             for segment in segments:
-                await conn.execute(self._upsert(
-                    SEGMENTS, segment_values(meeting_id, segment), ("meeting_id", "segment_id")
-                ))
-            await conn.execute(self._upsert(STATES, state_values(state, self._clock()), ("meeting_id",)))
+                await conn.execute(
+                    self._upsert(
+                        SEGMENTS, segment_values(meeting_id, segment), ("meeting_id", "segment_id")
+                    )
+                )
+            await conn.execute(
+                self._upsert(STATES, state_values(state, self._clock()), ("meeting_id",))
+            )
         DB_WRITE_SECONDS.labels(operation="save_l1_update").observe(time.perf_counter() - started)
 
     async def _insert_utterances(
@@ -127,21 +149,32 @@ class SqlRepository(SqlCatalog):
 
     async def load_state(self, meeting_id: str) -> tuple[ManagerState | None, list[TopicSegment]]:
         async with self.database.engine.connect() as conn:
-            state_row = (await conn.execute(
-                select(STATES).where(STATES.c.meeting_id == meeting_id))).first()
-            segment_rows = (await conn.execute(
-                select(SEGMENTS).where(SEGMENTS.c.meeting_id == meeting_id)
-                .order_by(SEGMENTS.c.start_seq))).all()
+            state_row = (
+                await conn.execute(select(STATES).where(STATES.c.meeting_id == meeting_id))
+            ).first()
+            segment_rows = (
+                await conn.execute(
+                    select(SEGMENTS)
+                    .where(SEGMENTS.c.meeting_id == meeting_id)
+                    .order_by(SEGMENTS.c.start_seq)
+                )
+            ).all()
         state = state_from_row(state_row) if state_row is not None else None
         return state, [segment_from_row(r) for r in segment_rows]
 
     async def get_utterances(
-        self, meeting_id: str, *, after_seq: int = 0, until_seq: int | None = None,
+        self,
+        meeting_id: str,
+        *,
+        after_seq: int = 0,
+        until_seq: int | None = None,
         limit: int | None = None,
     ) -> list[Utterance]:
-        query = (select(UTTERANCES)
-                 .where(UTTERANCES.c.meeting_id == meeting_id, UTTERANCES.c.seq > after_seq)
-                 .order_by(UTTERANCES.c.seq))
+        query = (
+            select(UTTERANCES)
+            .where(UTTERANCES.c.meeting_id == meeting_id, UTTERANCES.c.seq > after_seq)
+            .order_by(UTTERANCES.c.seq)
+        )
         if until_seq is not None:
             query = query.where(UTTERANCES.c.seq <= until_seq)
         if limit is not None:
@@ -151,13 +184,21 @@ class SqlRepository(SqlCatalog):
         return [utterance_from_row(r) for r in rows]
 
     async def get_last_utterances(
-        self, meeting_id: str, limit: int, *, until_seq: int | None = None,
+        self,
+        meeting_id: str,
+        limit: int,
+        *,
+        until_seq: int | None = None,
         speaker_id: str | None = None,
     ) -> list[Utterance]:
         if limit <= 0:
             return []
-        query = (select(UTTERANCES).where(UTTERANCES.c.meeting_id == meeting_id)
-                 .order_by(UTTERANCES.c.seq.desc()).limit(limit))
+        query = (
+            select(UTTERANCES)
+            .where(UTTERANCES.c.meeting_id == meeting_id)
+            .order_by(UTTERANCES.c.seq.desc())
+            .limit(limit)
+        )
         if until_seq is not None:
             query = query.where(UTTERANCES.c.seq <= until_seq)
         if speaker_id is not None:
@@ -169,9 +210,12 @@ class SqlRepository(SqlCatalog):
     async def get_speaker_ids(self, meeting_id: str, *, until_seq: int | None = None) -> list[str]:
         """Speakers in order of their first utterance (as the in-memory repository)."""
         first = func.min(UTTERANCES.c.seq)
-        query = (select(UTTERANCES.c.speaker_id, first.label("first"))
-                 .where(UTTERANCES.c.meeting_id == meeting_id)
-                 .group_by(UTTERANCES.c.speaker_id).order_by(first))
+        query = (
+            select(UTTERANCES.c.speaker_id, first.label("first"))
+            .where(UTTERANCES.c.meeting_id == meeting_id)
+            .group_by(UTTERANCES.c.speaker_id)
+            .order_by(first)
+        )
         if until_seq is not None:
             query = query.where(UTTERANCES.c.seq <= until_seq)
         async with self.database.engine.connect() as conn:
@@ -183,6 +227,10 @@ class SqlRepository(SqlCatalog):
             return int((await conn.execute(query)).scalar() or 0)
 
     async def count_utterances(self, meeting_id: str) -> int:
-        query = select(func.count()).select_from(UTTERANCES).where(UTTERANCES.c.meeting_id == meeting_id)
+        query = (
+            select(func.count())
+            .select_from(UTTERANCES)
+            .where(UTTERANCES.c.meeting_id == meeting_id)
+        )
         async with self.database.engine.connect() as conn:
             return int((await conn.execute(query)).scalar() or 0)

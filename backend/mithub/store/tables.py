@@ -93,7 +93,9 @@ class ParticipantRow(Base):
 
 class UtteranceRow(Base):
     __tablename__ = "utterances"
-    __table_args__ = (Index("ix_utterances_meeting_speaker_seq", "meeting_id", "speaker_id", "seq"),)
+    __table_args__ = (
+        Index("ix_utterances_meeting_speaker_seq", "meeting_id", "speaker_id", "seq"),
+    )
 
     meeting_id: Mapped[str] = mapped_column(String(200), _meeting_fk(), primary_key=True)
     seq: Mapped[int] = mapped_column(BigInteger, primary_key=True)
@@ -148,7 +150,9 @@ class ManagerStateRow(Base):
     last_l1_update: Mapped[datetime]
     l1_update_count: Mapped[int] = mapped_column(Integer)
     detector_state: Mapped[dict[str, Any]]
-    speaker_state: Mapped[dict[str, Any]] = mapped_column(comment="speaker statistics, interactions")
+    speaker_state: Mapped[dict[str, Any]] = mapped_column(
+        comment="speaker statistics, interactions"
+    )
     saved_at: Mapped[datetime]
 
 
