@@ -14,7 +14,7 @@ if ! "$VENV/bin/python" -c "import llama_cpp.server" 2>/dev/null; then
   if [ -z "$wheel" ]; then
     echo "building llama-cpp-python $VERSION (one time, several minutes)..." >&2
     mkdir -p "$CACHE"
-    CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF" \
+    CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2} CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF" \
       $PIP wheel --no-deps -w "$CACHE" "llama-cpp-python==$VERSION"
     wheel=$(ls "$CACHE"/llama_cpp_python-$VERSION-*.whl | head -n 1)
   fi
