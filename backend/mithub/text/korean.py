@@ -20,7 +20,7 @@ class Morpheme(NamedTuple):
 
 
 @lru_cache(maxsize=1)
-def _kiwi():  # noqa: ANN202 - kiwipiepy has no stubs
+def _kiwi():  # noqa: ANN202 - kiwipiepy ships no type hints
     from kiwipiepy import Kiwi
 
     return Kiwi()
