@@ -48,7 +48,8 @@ class ModelBudget:
         if context_window < 2048:
             raise ValueError(f"context window {context_window} is too small; use >= 2048 tokens")
         if context_window <= 8192:  # seed 002 §1.2: 1,000 system / 4,000 context / 3,000 answer
-            return cls(context_window, 192, 1000, 3000)
+            scale = context_window / 8192  # a smaller window keeps the same proportions
+            return cls(context_window, int(192 * scale), int(1000 * scale), int(3000 * scale))
         margin = context_window // 8  # seed 003: 32K model keeps 4K spare
         return cls(context_window, margin, 1000, 4000)
 

@@ -113,3 +113,20 @@ async def test_circuit_breaker_opens_on_a_stopped_server_and_recovers(korean_mee
     answer = await pipeline.call(session, "IMMEDIATE_RESPONSE", "최민호 님은 무슨 말을 했나요?")
     assert answer.mode in ("llm", "template")
     assert breaker.state == "closed"
+
+
+@pytest.mark.llm
+async def test_exact_token_count_cuts_a_context_the_window_cannot_hold(korean_meeting, llm_server):
+    from mithub.config import ContextConfig
+    from mithub.context.builder import ContextBuilder
+    from mithub.embedders import load_embedder
+
+    session, _ = korean_meeting
+    # Korean text costs this model's tokenizer far more than the estimate: the exact count
+    # must catch it before the request overflows a small window.
+    small = ContextBuilder(config=ContextConfig(model_context_window=2048, budget_summary=1800),
+                           embedder=load_embedder())
+    pipeline = AgentPipeline(small, llm=_client(llm_server, timeout_seconds=300), max_output_tokens=8)
+    answer = await pipeline.call(session, "SUMMARY")
+    assert answer.context_tokens <= 2048 - 8 - 64
+    assert answer.mode in ("llm", "template", "retrieval_only") and answer.answer.strip()

@@ -58,3 +58,21 @@ def test_llm_free_mode_has_no_client():
     assert create_llm_client(LLMConfig(base_url="")) is None
     with pytest.raises(LLMError, match="LLM_BASE_URL"):
         OpenAICompatibleClient(LLMConfig(base_url=" "))
+
+
+async def test_exact_token_count_from_the_server_tokenizer(llm_server):
+    client = _client(llm_server)
+    short = await client.count_tokens("hello")
+    longer = await client.count_tokens("hello " * 50)
+    assert short is not None and 1 <= short <= 3
+    assert longer is not None and longer > 40
+    await client.aclose()
+
+
+async def test_token_count_is_none_without_a_server():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    client = _client(f"http://127.0.0.1:{port}/v1", timeout_seconds=1)
+    assert await client.count_tokens("hello") is None
+    await client.aclose()

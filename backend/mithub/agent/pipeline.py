@@ -36,6 +36,7 @@ from mithub.text import content_tokens
 logger = structlog.get_logger(__name__)
 
 MAX_QUERY_CHARS = 2000
+_WINDOW_MARGIN = 64  # chat template tokens around the messages
 
 
 class AgentCallRecorder(Protocol):
@@ -87,6 +88,7 @@ class AgentPipeline:
             self.builder.build_context, call_type, session.manager, query,
             transcript=session.transcript, required_topics=required,
         )
+        ctx = await self._fit_exactly(ctx)
         text, citations, mode = await self._generate(ctx)
         answer = Answer(
             meeting_id=session.meeting_id, call_type=call_type, query=query, answer=text,
@@ -112,6 +114,28 @@ class AgentPipeline:
             s.name for s in session.manager.get_l1_segments()
             if words & set(content_tokens(" ".join([s.name, *s.keywords, *s.key_decisions])))
         ]
+
+    async def _fit_exactly(self, ctx: AgentContext) -> AgentContext:
+        """With a server that can tokenize, count the real prompt and, if it would not leave
+        room for the answer in the model's window, cut the context to fit (once); the
+        context's token count becomes the exact one."""
+        count = getattr(self._llm, "count_tokens", None)
+        if count is None or not self.breaker.allow_probe():
+            return ctx
+        exact = await count(self._prompt(ctx))
+        if exact is None:
+            return ctx
+        limit = self.builder.model_window - self._max_output_tokens - _WINDOW_MARGIN
+        if exact > limit:
+            logger.info("context_cut_to_exact_count", exact=exact, limit=limit, call_type=ctx.call_type)
+            ctx = await asyncio.to_thread(self.builder.shrink, ctx, limit / exact * 0.95)
+            exact = await count(self._prompt(ctx)) or exact
+        return ctx.model_copy(update={"token_count": exact})
+
+    @staticmethod
+    def _prompt(ctx: AgentContext) -> str:
+        system = f"{answer_instructions(ctx.call_type)}\n\n{format_context_as_system_prompt(ctx)}"
+        return f"{system}\n{user_message(ctx.call_type, ctx.user_query)}"
 
     async def _generate(self, ctx: AgentContext) -> tuple[str, list[Citation], AnswerMode]:
         system = f"{answer_instructions(ctx.call_type)}\n\n{format_context_as_system_prompt(ctx)}"

@@ -257,6 +257,16 @@ class ContextBuilder:
                              call_type=call_type, current_topic=manager.current_topic)
         return self.budget.count(format_context_as_system_prompt(empty)) + _SECTION_TITLES
 
+    def shrink(self, ctx: AgentContext, factor: float) -> AgentContext:
+        """The same context cut to `factor` of its budget (used when the LLM server's exact
+        token count shows the estimate was low)."""
+        budget = max(int(ctx.token_budget * factor), 1)
+        return self._fit(ctx.model_copy(update={"token_budget": budget}), budget)
+
+    @property
+    def model_window(self) -> int:
+        return self._model.context_window
+
     def _fit(self, ctx: AgentContext, total: int) -> AgentContext:
         """Measure the formatted prompt and, while it is over budget, drop one item at a time
         from each part in turn (least relevant document or excerpt, oldest topic or turn), so

@@ -47,6 +47,11 @@ class CircuitBreaker:
             return True
         return False
 
+    def allow_probe(self) -> bool:
+        """Whether an auxiliary request (a token count) may go out: only while closed, so it
+        never uses up the half-open trial."""
+        return self.state == "closed"
+
     def record_success(self) -> None:
         if self._opened_at is not None:
             logger.info("llm_circuit_closed")

@@ -42,6 +42,7 @@ class OpenAICompatibleClient:
         self.model = config.model
         self._config = config
         self._format: ResponseFormat = response_format
+        self._tokenize_path: str | None = None
         headers = {"Content-Type": "application/json"}
         key = config.api_key.get_secret_value()
         if key:
@@ -55,6 +56,27 @@ class OpenAICompatibleClient:
 
     async def aclose(self) -> None:
         await self._http.aclose()
+
+    async def count_tokens(self, text: str) -> int | None:
+        """Exact token count from the server's tokenizer: llama-cpp-python's
+        `POST /extras/tokenize` or llama-server's `POST /tokenize` (both beside /v1). None when
+        the server has neither, or cannot be reached: callers keep the estimate."""
+        root = self._config.base_url.rstrip("/").removesuffix("/v1")
+        attempts = [("/extras/tokenize", {"input": text, "model": self.model}), ("/tokenize", {"content": text})]
+        if self._tokenize_path is not None:
+            attempts = [a for a in attempts if a[0] == self._tokenize_path]
+        for path, body in attempts:
+            try:
+                response = await self._http.post(f"{root}{path}", json=body)
+            except httpx.HTTPError:
+                return None
+            if response.status_code == 200:
+                tokens = response.json().get("tokens")
+                if isinstance(tokens, list):
+                    self._tokenize_path = path
+                    return len(tokens)
+        self._tokenize_path = None
+        return None
 
     def _response_format(self, schema: dict[str, Any]) -> dict[str, Any]:
         if self._format == "json_object":
