@@ -184,7 +184,8 @@ def get_retrieval_config() -> RetrievalConfig:
 class DatabaseConfig(BaseSettings):
     """Meeting store: the source of truth (seed 002 §3.2, §9.4). SQLite file or PostgreSQL."""
 
-    model_config = _settings_config("DB_")
+    # `url` is read from DATABASE_URL (its alias); populate_by_name lets code pass url= too.
+    model_config = {**_settings_config("DB_"), "populate_by_name": True}
 
     url: str = Field(
         "sqlite+aiosqlite:///./data/mithub.db", validation_alias="DATABASE_URL",
