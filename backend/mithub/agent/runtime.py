@@ -41,7 +41,7 @@ class AgentRuntime:
         await self.database.dispose()
 
 
-def _documents(index_dir: str) -> RetrieverDocuments | None:
+def load_documents(index_dir: str) -> RetrieverDocuments | None:
     if not index_dir:
         return None
     from mithub.retrieval import HybridIndex
@@ -57,7 +57,7 @@ def build_runtime(database: Database, repository: SqlRepository, *,
     llm_config = get_llm_config()
     llm = create_llm_client(llm_config)
     embedder = load_embedder(config.embedding_model)
-    documents = _documents(get_retrieval_config().index_dir if index_dir is None else index_dir)
+    documents = load_documents(get_retrieval_config().index_dir if index_dir is None else index_dir)
     builder = ContextBuilder(config=config, embedder=embedder, documents=documents)
     pipeline = AgentPipeline(builder, llm=llm, max_output_tokens=llm_config.max_output_tokens,
                              recorder=repository)

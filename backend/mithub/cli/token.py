@@ -1,0 +1,35 @@
+"""`mithub token --room R --identity I [--name N]`: a LiveKit join token for trying the bot."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import timedelta
+
+from mithub.errors import ConfigError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "token", help="mint a LiveKit join token (LIVEKIT_API_KEY / LIVEKIT_API_SECRET)",
+        description="Prints a JWT that lets IDENTITY join ROOM with audio and chat, signed "
+        "with LIVEKIT_API_KEY and LIVEKIT_API_SECRET. Paste it with LIVEKIT_URL into a "
+        "LiveKit front end such as https://meet.livekit.io (custom server).",
+    )
+    parser.add_argument("--room", required=True, help="room name (the meeting id)")
+    parser.add_argument("--identity", required=True, help="participant identity (the speaker id)")
+    parser.add_argument("--name", help="display name (the speaker name); default: the identity")
+    parser.add_argument("--ttl-hours", type=float, default=6.0, help="validity (default 6 h)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        from mithub_worker.tokens import join_token
+    except ImportError as exc:
+        raise ConfigError(f"tokens need the worker extra ({exc.name} is missing): "
+                          "pip install 'mithub[worker]'") from exc
+    if args.ttl_hours <= 0:
+        raise ConfigError("--ttl-hours must be positive")
+    print(join_token(args.room, args.identity, name=args.name or args.identity,
+                     ttl=timedelta(hours=args.ttl_hours)))
+    return 0

@@ -1,0 +1,311 @@
+"""One meeting in one room: the bot that transcribes every participant into the meeting
+memory and answers agent calls from chat, a wake phrase or RPC (seed 002 §3.1, §10.4).
+
+    bot = MeetingBot(room, "weekly-sync", resources, audio=RoomAudioInput())
+    await bot.start()      # take the meeting's lease, restore it from the store, listen
+    ...
+    await bot.aclose()     # drain the STT streams, flush every write, release the lease
+
+The room is the meeting: its name is the meeting id, so a job for a room that already has
+a stored meeting continues it where the last worker stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+from datetime import datetime, timedelta
+
+import structlog
+from livekit import rtc
+from livekit.agents.types import (
+    ATTRIBUTE_TRANSCRIPTION_FINAL,
+    ATTRIBUTE_TRANSCRIPTION_SEGMENT_ID,
+    ATTRIBUTE_TRANSCRIPTION_TRACK_ID,
+    TOPIC_CHAT,
+    TOPIC_TRANSCRIPTION,
+)
+from pydantic import ValidationError
+
+from mithub.agent import AgentPipeline, MeetingSession
+from mithub.agent.answer import Answer
+from mithub.clock import Clock, utc_now
+from mithub.context.builder import ContextBuilder
+from mithub.context.factory import create_context_manager
+from mithub.context.manager import ContextManager
+from mithub.context.models import NewUtterance, Participant
+from mithub.errors import BackPressureError
+from mithub.llm.factory import create_llm_client
+from mithub.observability import participant_joined, participant_left
+from mithub.store.session import AttachedMeeting, attach_meeting
+from mithub_worker.calls import AgentCalls
+from mithub_worker.resources import WorkerResources
+from mithub_worker.transcription import (
+    AudioInput,
+    ParticipantTranscriber,
+    SpeechToText,
+    Transcript,
+    microphone_track_sid,
+)
+
+logger = structlog.get_logger(__name__)
+
+RPC_METHOD = "mithub.call"
+STOP_STREAM_SECONDS = 10.0
+
+
+class MeetingBot:
+    def __init__(
+        self,
+        room: rtc.Room,
+        meeting_id: str,
+        resources: WorkerResources,
+        *,
+        audio: AudioInput,
+        stt_factory: Callable[[], SpeechToText] | None = None,
+        clock: Clock = utc_now,
+    ) -> None:
+        self.room = room
+        self.meeting_id = meeting_id
+        self.resources = resources
+        self._audio = audio
+        self._stt_factory = stt_factory or resources.stt_factory
+        self._clock = clock
+        self._stack = AsyncExitStack()
+        self._transcribers: dict[str, ParticipantTranscriber] = {}
+        self._participants: dict[str, Participant] = {}
+        self._ingest: asyncio.Queue[NewUtterance | None] = asyncio.Queue()
+        self._ingest_task: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[object]] = set()
+        self._closed = False
+        self.attached: AttachedMeeting | None = None
+        self.manager: ContextManager | None = None
+        self.calls: AgentCalls | None = None
+        self.meeting_start: datetime | None = None
+        self.restored_seq = 0
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def start(self) -> None:
+        config = self.resources
+        attached = await self._stack.enter_async_context(attach_meeting(
+            config.database_url, self.meeting_id, title=self.meeting_id, config=config.database))
+        self.attached = attached
+        llm = create_llm_client(config.llm)
+        if llm is not None:
+            self._stack.push_async_callback(llm.aclose)
+        embedder = await attached.meeting_embedder(config.embedder)
+        self.manager = create_context_manager(self.meeting_id, attached.repository,
+                                              config=config.context, llm=llm, embedder=embedder)
+        self.restored_seq = await self.manager.restore_from_db()
+        self.meeting_start = await self._meeting_start()
+        for participant in await attached.repository.inner.list_participants(self.meeting_id):
+            self._participants[participant.user_id] = participant
+        builder = ContextBuilder(config=config.context, embedder=config.embedder,
+                                 documents=config.documents)
+        pipeline = AgentPipeline(builder, llm=llm, max_output_tokens=config.llm.max_output_tokens,
+                                 recorder=attached.repository.inner)
+        session = MeetingSession(self.manager, attached.repository, builder.new_transcript_index())
+        self.calls = AgentCalls(self.room, session, pipeline, config.worker,
+                                korean=config.stt.language == "ko")
+        self._ingest_task = asyncio.create_task(self._ingest_loop(), name="ingest")
+        self._listen()
+        logger.info("meeting_bot_started", meeting_id=self.meeting_id,
+                    restored_seq=self.restored_seq, participants=len(self.room.remote_participants))
+
+    def _listen(self) -> None:
+        self.room.on("participant_connected", self._on_participant_connected)
+        self.room.on("participant_disconnected", self._on_participant_disconnected)
+        self.room.register_text_stream_handler(TOPIC_CHAT, self._on_chat)
+        self.room.local_participant.register_rpc_method(RPC_METHOD, self.calls.on_rpc)
+        for participant in list(self.room.remote_participants.values()):
+            self._on_participant_connected(participant)
+
+    async def aclose(self) -> None:
+        """Drain the STT streams, store every transcript, answer nothing more, flush the
+        store and release the lease. Safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        self.room.off("participant_connected", self._on_participant_connected)
+        self.room.off("participant_disconnected", self._on_participant_disconnected)
+        with contextlib.suppress(Exception):
+            self.room.unregister_text_stream_handler(TOPIC_CHAT)
+        with contextlib.suppress(Exception):
+            self.room.local_participant.unregister_rpc_method(RPC_METHOD)
+        await asyncio.gather(*(t.stop(STOP_STREAM_SECONDS) for t in self._transcribers.values()))
+        if self._ingest_task is not None:
+            await self._ingest.put(None)
+            await self._ingest_task
+        if self.calls is not None:
+            await self.calls.aclose()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        for identity in list(self._transcribers):
+            await self._mark_left(identity)
+        if self.manager is not None:
+            await self.manager.finalize()
+        await self._stack.aclose()
+        logger.info("meeting_bot_closed", meeting_id=self.meeting_id,
+                    last_seq=self.manager.last_seq if self.manager else 0)
+
+    async def _meeting_start(self) -> datetime:
+        """Where start_ms/end_ms count from: the first stored turn's meeting clock, so a
+        restored meeting keeps one time line; now for a new meeting."""
+        assert self.attached is not None
+        first = await self.attached.repository.inner.get_utterances(self.meeting_id, limit=1)
+        if first:
+            return first[0].absolute_timestamp - timedelta(milliseconds=first[0].start_ms)
+        return self._clock()
+
+    # ------------------------------------------------------------------ participants
+
+    def _on_participant_connected(self, participant: rtc.RemoteParticipant) -> None:
+        if self._closed or participant.identity in self._transcribers:
+            return
+        if participant.kind == rtc.ParticipantKind.PARTICIPANT_KIND_AGENT:
+            return  # other bots (and ourselves) are not meeting speakers
+        transcriber = ParticipantTranscriber(
+            participant, audio=self._audio, stt_factory=self._stt_factory,
+            on_transcript=self._on_transcript, provider=self.resources.stt_provider_label)
+        self._transcribers[participant.identity] = transcriber
+        transcriber.start()
+        participant_joined()
+        self._spawn(self._save_participant(participant, joined=True))
+        logger.info("participant_joined", meeting_id=self.meeting_id, speaker_id=participant.identity)
+
+    def _on_participant_disconnected(self, participant: rtc.RemoteParticipant) -> None:
+        if self._closed:
+            return
+        transcriber = self._transcribers.get(participant.identity)
+        if transcriber is None:
+            return  # left before we ever saw them, or a bot
+        self._spawn(self._finish_participant(participant.identity, transcriber))
+
+    async def _finish_participant(self, identity: str, transcriber: ParticipantTranscriber) -> None:
+        await transcriber.stop(STOP_STREAM_SECONDS)
+        if self._transcribers.get(identity) is transcriber:
+            await self._mark_left(identity)
+            del self._transcribers[identity]
+
+    async def _mark_left(self, identity: str) -> None:
+        participant_left()
+        transcriber = self._transcribers.get(identity)
+        if transcriber is not None:
+            await self._save_participant(transcriber.participant, joined=False)
+        logger.info("participant_left", meeting_id=self.meeting_id, speaker_id=identity)
+
+    async def _save_participant(self, participant: rtc.RemoteParticipant, *, joined: bool) -> None:
+        now = self._clock()
+        known = self._participants.get(participant.identity)
+        record = Participant(
+            user_id=participant.identity,
+            name=participant.name or participant.identity,
+            role=known.role if known else None,
+            joined_at=(known.joined_at if known and known.joined_at else now),
+            left_at=None if joined else now,
+        )
+        self._participants[participant.identity] = record
+        assert self.attached is not None
+        try:
+            await self.attached.repository.inner.upsert_participant(self.meeting_id, record)
+        except Exception as exc:  # noqa: BLE001 - attendance is kept in memory and saved next time
+            logger.warning("participant_save_failed", meeting_id=self.meeting_id,
+                           speaker_id=participant.identity, error=f"{type(exc).__name__}: {exc}")
+
+    # ------------------------------------------------------------------ speech
+
+    async def _on_transcript(self, transcript: Transcript) -> None:
+        if self.resources.worker.captions:
+            await self._publish_caption(transcript)
+        if not transcript.final:
+            return
+        utterance = self._utterance(transcript)
+        if utterance is not None:
+            self._ingest.put_nowait(utterance)
+        assert self.calls is not None
+        self.calls.on_speech(transcript)
+
+    def _utterance(self, transcript: Transcript) -> NewUtterance | None:
+        assert self.meeting_start is not None
+        start_ms = max(int((transcript.started_at - self.meeting_start).total_seconds() * 1000), 0)
+        end_ms = max(int((transcript.ended_at - self.meeting_start).total_seconds() * 1000), start_ms)
+        try:
+            return NewUtterance(
+                speaker_id=transcript.speaker_id[:200],
+                speaker_name=transcript.speaker_name[:200],
+                text=transcript.text,
+                start_ms=start_ms,
+                end_ms=end_ms,
+                confidence=transcript.confidence,
+                absolute_timestamp=transcript.started_at,
+            )
+        except ValidationError as exc:
+            logger.warning("transcript_rejected", meeting_id=self.meeting_id,
+                           speaker_id=transcript.speaker_id, error=str(exc.errors()[0]["msg"]))
+            return None
+
+    async def _ingest_loop(self) -> None:
+        """The single writer of the meeting memory: transcripts in arrival order."""
+        assert self.manager is not None and self.attached is not None
+        while (utterance := await self._ingest.get()) is not None:
+            while True:
+                try:
+                    await self.manager.add_utterance(utterance)
+                    break
+                except BackPressureError as exc:  # the database is down and the queue is full
+                    logger.warning("ingest_waiting_for_database", meeting_id=self.meeting_id,
+                                   error=str(exc))
+                    await self.attached.repository.drain()
+                except Exception as exc:  # noqa: BLE001 - never lose the rest of the meeting
+                    logger.error("ingest_failed", meeting_id=self.meeting_id,
+                                 speaker_id=utterance.speaker_id, error=f"{type(exc).__name__}: {exc}")
+                    break
+
+    async def _publish_caption(self, transcript: Transcript) -> None:
+        """Live captions on lk.transcription, attributed to the speaker's microphone track,
+        as LiveKit front ends expect."""
+        transcriber = self._transcribers.get(transcript.speaker_id)
+        attributes = {
+            ATTRIBUTE_TRANSCRIPTION_FINAL: "true" if transcript.final else "false",
+            ATTRIBUTE_TRANSCRIPTION_SEGMENT_ID: transcript.segment_id,
+        }
+        if transcriber is not None and (track_sid := microphone_track_sid(transcriber.participant)):
+            attributes[ATTRIBUTE_TRANSCRIPTION_TRACK_ID] = track_sid
+        try:
+            writer = await self.room.local_participant.stream_text(
+                topic=TOPIC_TRANSCRIPTION, sender_identity=transcript.speaker_id,
+                attributes=attributes)
+            await writer.write(transcript.text)
+            await writer.aclose()
+        except Exception as exc:  # noqa: BLE001 - captions are best effort; the transcript is stored
+            logger.warning("caption_publish_failed", meeting_id=self.meeting_id,
+                           error=f"{type(exc).__name__}: {exc}")
+
+    # ------------------------------------------------------------------ chat
+
+    def _on_chat(self, reader: rtc.TextStreamReader, participant_identity: str) -> None:
+        if self._closed or self.calls is None:
+            return
+        self._spawn(self.calls.on_chat(reader, participant_identity))
+
+    def _spawn(self, coroutine: object) -> None:
+        task = asyncio.create_task(coroutine)  # type: ignore[arg-type]
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    @property
+    def participants(self) -> dict[str, Participant]:
+        return dict(self._participants)
+
+    async def wait_idle(self) -> None:
+        """Until every queued transcript is in the meeting memory (tests, benchmarks)."""
+        while not self._ingest.empty():
+            await asyncio.sleep(0.05)
+
+    def answer_text(self, answer: Answer) -> str:
+        assert self.calls is not None
+        return self.calls.render(answer)

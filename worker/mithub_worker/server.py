@@ -1,0 +1,133 @@
+"""The livekit-agents server that hosts MitHub meetings.
+
+Rooms ask for the bot by agent name (explicit dispatch, `WORKER_AGENT_NAME`); the request
+handler takes at most one MitHub job per room; each job runs a `MeetingBot`. The server
+also serves health (`/`), worker status (`/worker`) and Prometheus `/metrics`.
+
+    server = create_server()
+    await server.run()                       # registered with LIVEKIT_URL
+    await server.run(unregistered=True)      # offline: jobs only through simulate_job()
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import psutil
+import structlog
+from livekit.agents import AgentServer, AutoSubscribe, JobContext, JobExecutorType, JobProcess, JobRequest
+
+from mithub.config import WorkerConfig, get_log_config, get_worker_config
+from mithub.observability import configure_logging
+from mithub_worker.meeting import MeetingBot
+from mithub_worker.resources import WorkerResources, load_resources
+from mithub_worker.transcription import AudioInput, RoomAudioInput
+
+logger = structlog.get_logger(__name__)
+
+PENDING_ACCEPT_SECONDS = 60.0  # an accepted job not yet running still counts for its room
+SHUTDOWN_SECONDS = 60.0  # drain STT streams, summarize the rest, flush the store
+
+
+@dataclass
+class MeetingWorker:
+    """The worker's callbacks. A plain object so the process executor can pickle its
+    bound methods; `audio` replaces the room's microphone tracks (tests, benchmarks)."""
+
+    config: WorkerConfig
+    audio: AudioInput | None = None
+    resources: WorkerResources | None = None
+    server: AgentServer | None = field(default=None, repr=False)
+    bots: dict[str, MeetingBot] = field(default_factory=dict, repr=False)
+    _accepted: dict[str, float] = field(default_factory=dict, repr=False)
+
+    # ------------------------------------------------------------------ main process
+
+    async def on_request(self, request: JobRequest) -> None:
+        room = request.room.name
+        if self._hosts(room):
+            logger.warning("job_rejected_duplicate", room=room)
+            await request.reject()
+            return
+        self._accepted[room] = time.monotonic()
+        await request.accept(
+            name=self.config.bot_name,
+            identity=f"{self.config.agent_name}-{room}"[:128],
+            attributes={"mithub.bot": "true"},
+        )
+        logger.info("job_accepted", room=room)
+
+    def _hosts(self, room: str) -> bool:
+        now = time.monotonic()
+        for name, at in list(self._accepted.items()):
+            if now - at > PENDING_ACCEPT_SECONDS:
+                del self._accepted[name]
+        running = {job.job.room.name for job in self.server.active_jobs} if self.server else set()
+        return room in running or room in self._accepted
+
+    def load(self, server: AgentServer) -> float:
+        """Real load in [0, 1]: the busier of CPU use and meeting slots."""
+        cpu = psutil.cpu_percent(interval=None) / 100.0
+        meetings = len(server.active_jobs) / self.config.max_meetings
+        return min(max(cpu, meetings), 1.0)
+
+    # ------------------------------------------------------------------ job process
+
+    def prewarm(self, process: JobProcess) -> None:
+        if process.executor_type == JobExecutorType.PROCESS:  # a fresh interpreter
+            log = get_log_config()
+            configure_logging(json_logs=log.format == "json", level=log.level)
+        if self.resources is None:
+            self.resources = load_resources(worker=self.config)
+        process.userdata["mithub"] = self.resources
+
+    async def entrypoint(self, ctx: JobContext) -> None:
+        resources: WorkerResources = ctx.proc.userdata.get("mithub") or self.resources \
+            or load_resources(worker=self.config)
+        await ctx.connect(auto_subscribe=AutoSubscribe.AUDIO_ONLY)
+        meeting_id = ctx.job.room.name or ctx.room.name
+        bot = MeetingBot(ctx.room, meeting_id, resources, audio=self.audio or RoomAudioInput())
+        ctx.add_shutdown_callback(bot.aclose)
+        try:
+            await bot.start()
+        except Exception as exc:  # noqa: BLE001 - e.g. another worker holds the meeting
+            logger.error("meeting_start_failed", meeting_id=meeting_id,
+                         error=f"{type(exc).__name__}: {exc}")
+            ctx.shutdown(reason=f"meeting {meeting_id} could not start: {exc}")
+            return
+        self.bots[meeting_id] = bot
+        self._accepted.pop(meeting_id, None)
+
+
+def create_server(
+    *,
+    config: WorkerConfig | None = None,
+    audio: AudioInput | None = None,
+    resources: WorkerResources | None = None,
+    metrics_port: int | None = None,
+) -> tuple[AgentServer, MeetingWorker]:
+    """The server and its callbacks. `resources` skips loading them from settings (tests
+    share one set across jobs); `metrics_port` serves /metrics (0 = any free port)."""
+    config = config or get_worker_config()
+    _import_plugins_on_main_thread()
+    worker = MeetingWorker(config=config, audio=audio, resources=resources)
+    server = AgentServer(
+        job_executor_type=JobExecutorType(config.job_executor),
+        load_threshold=config.load_threshold,
+        port=config.http_port,
+        setup_fnc=worker.prewarm,
+        load_fnc=worker.load,
+        num_idle_processes=1,
+        shutdown_process_timeout=SHUTDOWN_SECONDS,
+        prometheus_port=metrics_port,
+    )
+    server.rtc_session(worker.entrypoint, agent_name=config.agent_name, on_request=worker.on_request)
+    worker.server = server
+    return server, worker
+
+
+def _import_plugins_on_main_thread() -> None:
+    """livekit plugins register themselves on import and insist on the main thread; a
+    thread-executor job would otherwise import them first on its own thread."""
+    from livekit.plugins import silero  # noqa: F401
