@@ -64,7 +64,7 @@ class FakeRoom:
         self.rpc_methods: dict[str, Any] = {}
         self.loop: asyncio.AbstractEventLoop | None = None
         self.connected = asyncio.Event()  # in the test's loop: set via call_soon_threadsafe
-        self._test_loop = asyncio.get_event_loop()
+        self._test_loop = asyncio.get_running_loop()  # build it inside the test's loop
         emitter = rtc.EventEmitter()
         room = create_autospec(rtc.Room, instance=True)
         room.on.side_effect = emitter.on

