@@ -1,6 +1,7 @@
 """Scrape /metrics after real work and check every metric is exposed and moved: a sample
 meeting replayed into SQLite (with a database lock long enough to be an outage), the four
-call types through the agent pipeline (LLM, cache and LLM-free modes), and a hybrid search."""
+call types through the agent pipeline (LLM, cache and LLM-free modes), a hybrid search, and
+the LiveKit worker's bot transcribing espeak-ng speech (one participant's stream broken)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,9 @@ from mithub.observability import start_metrics_server
 from mithub.retrieval.index import HybridIndex
 from mithub.retrieval.loaders import load_corpus
 from mithub.store.open import meeting_repository, open_database
+
+pytest.importorskip("livekit.agents", reason="needs the worker extra: pip install 'mithub[worker]'")
+from worker_harness import worker_models  # noqa: E402,F401 - fixture
 
 ROOT = Path(__file__).resolve().parents[2]
 MEETING = ROOT / "examples" / "meetings" / "en_sprint_review.jsonl"
@@ -62,11 +66,8 @@ METRICS = {
     "mithub_stt_audio_seconds": "counter",
     "mithub_stt_errors": "counter",
 }
-# Recorded by the LiveKit worker (issue "LiveKit worker", worker/mithub_worker/), which does
-# not exist yet: these are registered and exposed, but nothing here can make them move.
 # Back-pressure needs a full outage queue (10k utterances), covered by tests/store/test_outage.py.
-NOT_MOVED_HERE = {"mithub_active_participants", "mithub_stt_real_time_factor",
-                  "mithub_stt_audio_seconds", "mithub_stt_errors", "mithub_db_backpressure"}
+NOT_MOVED_HERE = {"mithub_db_backpressure"}
 
 
 def _llm_transport() -> httpx.MockTransport:
@@ -130,12 +131,57 @@ async def _replay_with_outage(
     return MeetingSession(manager, repository, builder.new_transcript_index()), during
 
 
+class _BrokenMicrophone:
+    async def _fail(self):  # noqa: ANN202
+        raise ConnectionResetError("track lost")
+        yield  # pragma: no cover
+
+    def frames(self, participant):  # noqa: ANN001, ANN201
+        return self._fail()
+
+
+class _Microphones:
+    """Alice speaks one sentence; Bob's microphone is broken."""
+
+    def __init__(self, wav: Path) -> None:
+        from mithub_worker.playback import PlaybackAudioInput
+
+        self.alice = PlaybackAudioInput({"alice": [0.3, wav, 1.2]})
+
+    def frames(self, participant):  # noqa: ANN001, ANN201
+        source = self.alice if participant.identity == "alice" else _BrokenMicrophone()
+        return source.frames(participant)
+
+
+async def _worker_meeting(tmp_path: Path, port: int, before: dict, models: tuple) -> set[str]:
+    """The worker's bot in a room with two participants; the metrics that moved while it ran."""
+    from livekit_fakes import FakeRoom, wait_for
+    from speech_samples import espeak_wav
+    from worker_harness import make_resources
+
+    from mithub_worker.meeting import MeetingBot
+
+    wav = espeak_wav("The quarterly report is ready for review.", tmp_path / "alice.wav")
+    room = FakeRoom("metrics-worker")
+    room.add_participant("alice", "Alice")
+    room.add_participant("bob", "Bob")
+    resources = make_resources(models, f"sqlite+aiosqlite:///{tmp_path / 'worker.db'}")
+    bot = MeetingBot(room.room, "metrics-worker", resources, audio=_Microphones(wav))
+    await bot.start()
+    try:
+        await wait_for(lambda: bot.manager.last_seq >= 1, timeout=60, what="alice's utterance")
+        return _moved(before, await asyncio.to_thread(scrape, port))
+    finally:
+        await bot.aclose()
+
+
 def _moved(before: dict, after: dict) -> set[str]:
     return {name for name, (_, value) in after.items() if value != before.get(name, (None, 0.0))[1]}
 
 
 @pytest.mark.slow
-async def test_every_metric_is_exposed_and_moves(tmp_path):
+@pytest.mark.worker
+async def test_every_metric_is_exposed_and_moves(tmp_path, worker_models):
     server = start_metrics_server(0, "127.0.0.1")
     port = server.server_port
     try:
@@ -159,6 +205,8 @@ async def test_every_metric_is_exposed_and_moves(tmp_path):
         index = HybridIndex.build(chunks, tmp_path / "index", config, progress=False)
         assert index.search("Who directed Blue Velvet?")
 
+        moved_in_worker = await _worker_meeting(tmp_path, port, before, worker_models)
+
         after = await asyncio.to_thread(scrape, port)
     finally:
         server.shutdown()
@@ -166,7 +214,7 @@ async def test_every_metric_is_exposed_and_moves(tmp_path):
 
     exposed = {name: kind for name, (kind, _) in after.items()}
     assert exposed == METRICS, "a metric is missing, or new: add it here and to the README"
-    moved = _moved(before, after) | moved_in_outage
+    moved = _moved(before, after) | moved_in_outage | moved_in_worker
     assert set(METRICS) - NOT_MOVED_HERE - moved == set()
     assert session.manager is not None  # alive until here: active meetings and L0 gauges count it
 
