@@ -13,7 +13,7 @@ COPY backend ./backend
 COPY worker ./worker
 COPY migrations ./migrations
 # Editable install: `mithub db upgrade` finds migrations/ next to the package sources.
-RUN pip install -e ".[worker]"
+RUN pip install -e ".[worker,cloud-stt]"
 
 RUN useradd --create-home --uid 10001 mithub && mkdir -p /app/data && chown mithub /app/data
 USER mithub

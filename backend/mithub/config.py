@@ -357,6 +357,9 @@ class DeployConfig(BaseSettings):
     llama_model_file: str = Field("model.gguf", description="GGUF file in that folder the LLM server loads")
     llama_context_size: int = Field(8192, ge=512, description="LLM server context window (tokens)")
     llama_threads: int = Field(2, ge=1, description="CPU threads of the LLM server")
+    whisper_models_dir: str = Field(
+        "./models/whisper", description="host folder with the worker's CTranslate2 Whisper model "
+        "(mounted as STT_WHISPER_MODEL); for Korean a multilingual one, e.g. converted whisper-small")
     livekit_port: int = Field(7880, ge=1, le=65535, description="host port of livekit-server")
     prometheus_port: int = Field(9090, ge=1, le=65535, description="host port of Prometheus")
     grafana_port: int = Field(3000, ge=1, le=65535, description="host port of Grafana")

@@ -93,7 +93,7 @@ def parse_wake_phrase(text: str, phrases: list[str]) -> str | None:
         if index is None:
             continue
         start, end = index
-        return text[offsets[end - 1] + 1:].strip(" \t,.:;!?~-")
+        return text[offsets[end - 1] + 1:].lstrip(" \t,.:;!?~-").rstrip()
     return None
 
 

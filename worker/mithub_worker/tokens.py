@@ -19,9 +19,11 @@ def join_token(
     ttl: timedelta = timedelta(hours=6),
     hidden: bool = False,
     agent: bool = False,
+    dispatch_agent: str | None = None,
     config: LiveKitConfig | None = None,
 ) -> str:
-    """A JWT that lets `identity` join `room`, publish audio and chat, and subscribe."""
+    """A JWT that lets `identity` join `room`, publish audio and chat, and subscribe. With
+    `dispatch_agent`, joining also asks LiveKit to dispatch that agent (the bot) to the room."""
     config = config or get_livekit_config()
     secret = config.api_secret.get_secret_value()
     if not secret:
@@ -38,4 +40,7 @@ def join_token(
         token = token.with_name(name)
     if agent:
         token = token.with_kind("agent")
+    if dispatch_agent:
+        token = token.with_room_config(api.RoomConfiguration(
+            agents=[api.RoomAgentDispatch(agent_name=dispatch_agent)]))
     return token.with_grants(grants).to_jwt()

@@ -19,6 +19,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--identity", required=True, help="participant identity (the speaker id)")
     parser.add_argument("--name", help="display name (the speaker name); default: the identity")
     parser.add_argument("--ttl-hours", type=float, default=6.0, help="validity (default 6 h)")
+    parser.add_argument("--no-dispatch", action="store_true",
+                        help="do not ask LiveKit to dispatch the bot (WORKER_AGENT_NAME) on join")
     parser.set_defaults(handler=run)
 
 
@@ -30,6 +32,9 @@ def run(args: argparse.Namespace) -> int:
                           "pip install 'mithub[worker]'") from exc
     if args.ttl_hours <= 0:
         raise ConfigError("--ttl-hours must be positive")
+    from mithub.config import get_worker_config
+
+    dispatch = None if args.no_dispatch else get_worker_config().agent_name
     print(join_token(args.room, args.identity, name=args.name or args.identity,
-                     ttl=timedelta(hours=args.ttl_hours)))
+                     ttl=timedelta(hours=args.ttl_hours), dispatch_agent=dispatch))
     return 0
