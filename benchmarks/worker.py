@@ -51,6 +51,7 @@ SENTENCES = [
     "I think we should ask the customer for more feedback before we decide.",
 ]
 GAP_SECONDS = 1.5  # silence between one participant's utterances
+CYCLE_SECONDS = 6.0  # about one utterance and its pause
 
 
 # ---------------------------------------------------------------- speech
@@ -159,10 +160,12 @@ async def _concurrent_streams(config: STTConfig, spoken: list[list[rtc.AudioFram
     results = []
     tasks = []
     for i in range(n):
-        order = [spoken[(i + k) % len(spoken)] for k in range(4)]
+        order = [spoken[(i + k) % len(spoken)] for k in range(len(spoken))]
         result = _StreamResult(expected=len(order))
         results.append(result)
-        delay = (0.37 * i) % 1.5  # participants do not start in step
+        # participants start spread over one utterance-and-pause cycle, so their sentences do
+        # not all end at the same moment
+        delay = (CYCLE_SECONDS * i * 0.618) % CYCLE_SECONDS
         tasks.append(_participant(create_stt(config, vad=vad), order, delay, result))
     cpu, wall = time.process_time(), time.perf_counter()
     await asyncio.gather(*tasks)
@@ -189,6 +192,7 @@ def _sustained(run: dict, max_lag: float) -> bool:
 
 
 async def stt_section(args: argparse.Namespace) -> tuple[str, str]:
+    load_before = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     config = get_stt_config()
     if config.provider != "whisper" or not config.whisper_model:
         config = config.model_copy(update={"provider": "whisper", "language": "en",
@@ -221,8 +225,9 @@ async def stt_section(args: argparse.Namespace) -> tuple[str, str]:
         f"at 16 kHz.\n\n"
         f"One utterance at a time (WhisperSTT.recognize, after a warm-up): RTF "
         f"{single['rtf']:.3f} overall, mean WER {single['wer']:.2f}.\n\n{single_table}\n\n"
-        f"N participants talking at once, each 4 utterances with {GAP_SECONDS} s pauses, fed "
-        "at real-time pace in 20 ms frames through create_stt(whisper).stream() (Silero VAD, "
+        f"N participants talking at once (a stress case: each says all {len(SENTENCES)} "
+        f"sentences with {GAP_SECONDS} s pauses, so each is speaking 75% of the time; their "
+        f"starts are spread over {CYCLE_SECONDS:g} s), fed at real-time pace in 20 ms frames through create_stt(whisper).stream() (Silero VAD, "
         f"min silence {config.vad_min_silence_seconds} s, + StreamAdapter). RTF = recognition "
         "time (including the wait for a free model worker) / utterance audio, per stream; lag "
         "= end of an utterance's audio to its final transcript (includes the VAD's silence "
@@ -230,7 +235,7 @@ async def stt_section(args: argparse.Namespace) -> tuple[str, str]:
         f"Sustained: every final arrives, RTF max < 1 and lag p95 < {args.max_lag:g} s.\n\n"
         f"{streams_table}\n\n"
         f"Largest sustained N: {max(sustained) if sustained else 'none'}. "
-        f"Load average after the run: {load} (1, 5, 15 min)."
+        f"Load average (1, 5, 15 min) before the run: {load_before}; after: {load}."
     )
     return "Worker (STT)", body
 
