@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
@@ -55,3 +57,16 @@ async def test_an_unreachable_server_is_one_clear_error():
             "postgresql+asyncpg://nobody@127.0.0.1:9/none",
             DatabaseConfig(connect_timeout_seconds=2),
         )
+
+
+async def test_stores_opened_at_once_in_one_process_all_migrate(tmp_path):
+    """Alembic's context is process-global: meetings starting together in a worker's job
+    threads open (and migrate) their stores at the same moment."""
+    databases = await asyncio.gather(*(
+        open_database(f"sqlite+aiosqlite:///{tmp_path / f'm{i}.db'}") for i in range(4)))
+    try:
+        for database in databases:
+            assert await current_revision(database) == head_revision()
+    finally:
+        for database in databases:
+            await database.dispose()

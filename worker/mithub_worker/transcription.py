@@ -17,7 +17,7 @@ from typing import Protocol
 
 import structlog
 from livekit import rtc
-from livekit.agents import stt
+from livekit.agents import APIError, stt
 
 from mithub.observability import record_stt_error
 
@@ -138,7 +138,8 @@ class ParticipantTranscriber:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # noqa: BLE001 - isolate this participant, retry, log
-                record_stt_error(self._provider)
+                if not isinstance(exc, APIError):  # the STT counted its own failure already
+                    record_stt_error(self._provider)
                 logger.error("transcription_stream_failed", speaker_id=self.identity,
                              attempt=attempt + 1, error=f"{type(exc).__name__}: {exc}")
                 if self._input_done.is_set():

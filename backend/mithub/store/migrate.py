@@ -6,6 +6,8 @@ so no alembic.ini or working directory is needed.
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from pathlib import Path
 
 import structlog
@@ -51,8 +53,21 @@ async def current_revision(database: Database) -> str | None:
         return await connection.run_sync(_current)
 
 
+# Alembic keeps the running migration's context in module globals: two upgrades at once in
+# one process (meetings starting together in a worker's job threads) would mix them up.
+_UPGRADE_LOCK = threading.Lock()
+
+
 async def upgrade(database: Database, revision: str = "head") -> tuple[str | None, str]:
     """Apply migrations up to `revision`. Returns (revision before, revision after)."""
+    await asyncio.to_thread(_UPGRADE_LOCK.acquire)
+    try:
+        return await _upgrade(database, revision)
+    finally:
+        _UPGRADE_LOCK.release()
+
+
+async def _upgrade(database: Database, revision: str) -> tuple[str | None, str]:
     config = alembic_config()
     scripts = ScriptDirectory.from_config(config)
 
