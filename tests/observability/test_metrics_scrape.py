@@ -30,7 +30,6 @@ from mithub.retrieval.loaders import load_corpus
 from mithub.store.open import meeting_repository, open_database
 
 pytest.importorskip("livekit.agents", reason="needs the worker extra: pip install 'mithub[worker]'")
-from worker_harness import worker_models  # noqa: E402,F401 - fixture
 
 ROOT = Path(__file__).resolve().parents[2]
 MEETING = ROOT / "examples" / "meetings" / "en_sprint_review.jsonl"

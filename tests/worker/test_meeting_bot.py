@@ -19,12 +19,7 @@ pytest.importorskip("livekit.agents", reason="needs the worker extra: pip instal
 from livekit_fakes import FakeRoom, wait_for  # noqa: E402
 from speech_samples import espeak_wav  # noqa: E402
 
-from worker_harness import (  # noqa: E402
-    make_resources,
-    stored_participants,
-    stored_utterances,
-    worker_models,  # noqa: F401 - fixture
-)
+from worker_harness import make_resources, stored_participants, stored_utterances  # noqa: E402
 
 from mithub.text.wer import word_error_rate  # noqa: E402
 from mithub_worker.meeting import MeetingBot  # noqa: E402

@@ -21,7 +21,7 @@ from livekit.agents import JobRequest  # noqa: E402
 from livekit.agents.ipc import mock_room  # noqa: E402
 from livekit_fakes import FakeRoom, wait_for  # noqa: E402
 from speech_samples import espeak_wav  # noqa: E402
-from worker_harness import make_resources, stored_utterances, worker_models  # noqa: E402,F401
+from worker_harness import make_resources, stored_utterances  # noqa: E402
 
 from mithub.text.wer import word_error_rate  # noqa: E402
 from mithub_worker.playback import PlaybackAudioInput  # noqa: E402

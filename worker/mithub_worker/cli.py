@@ -54,7 +54,7 @@ async def _run(mode: str, room: str | None) -> int:
     print("draining meetings…", file=sys.stderr)
     try:
         await server.drain(timeout=DRAIN_SECONDS)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         logger.warning("worker_drain_timed_out", seconds=DRAIN_SECONDS)
     await server.aclose()
     return 0

@@ -92,7 +92,7 @@ def parse_wake_phrase(text: str, phrases: list[str]) -> str | None:
         index = _find_ignoring_spaces(normalized, target)
         if index is None:
             continue
-        start, end = index
+        _, end = index
         return text[offsets[end - 1] + 1:].lstrip(" \t,.:;!?~-").rstrip()
     return None
 

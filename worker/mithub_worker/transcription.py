@@ -12,7 +12,7 @@ import contextlib
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Protocol
 
 import structlog
@@ -120,7 +120,7 @@ class ParticipantTranscriber:
         self._input_done.set()
         try:
             await asyncio.wait_for(asyncio.shield(self._task), timeout)
-        except (asyncio.TimeoutError, asyncio.CancelledError):
+        except (TimeoutError, asyncio.CancelledError):
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
@@ -231,4 +231,4 @@ def _speech_times(
 
 
 def _utc(seconds: float) -> datetime:
-    return datetime.fromtimestamp(seconds, tz=timezone.utc)
+    return datetime.fromtimestamp(seconds, tz=UTC)
