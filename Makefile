@@ -15,7 +15,10 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml $(VENV)/.installed scripts/install-llm-test-server.sh
-	$(PIP) install -e '.[test,worker,cloud-stt]'
+	# torch first, pinned: the CPU build this machine kind keeps on disk (a bare `torch`
+	# requirement from sentence-transformers would otherwise pull a CUDA build).
+	$(PIP) install torch==2.13.0
+	$(PIP) install -e '.[test,worker,cloud-stt,st]'
 	scripts/install-llm-test-server.sh $(VENV)
 	touch $@
 
