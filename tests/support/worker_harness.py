@@ -38,16 +38,16 @@ def make_resources(models: tuple, database_url: str, *, llm_url: str = "", **wor
 
 
 async def stored_utterances(database_url: str, meeting_id: str) -> list:
-    database = await open_database(database_url)
-    try:
-        return await SqlRepository(database).get_utterances(meeting_id)
-    finally:
-        await database.dispose()
+    return await _read(database_url, lambda store: store.get_utterances(meeting_id))
 
 
 async def stored_participants(database_url: str, meeting_id: str) -> list:
+    return await _read(database_url, lambda store: store.list_participants(meeting_id))
+
+
+async def _read(database_url: str, query) -> list:  # noqa: ANN001
     database = await open_database(database_url)
     try:
-        return await SqlRepository(database).list_participants(meeting_id)
+        return await query(SqlRepository(database))
     finally:
         await database.dispose()

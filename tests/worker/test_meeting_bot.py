@@ -41,6 +41,21 @@ def speech(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     }
 
 
+async def alice_and_bob(room: FakeRoom, scripts: dict, models: tuple, database_url: str) -> MeetingBot:
+    """A started bot with Alice and Bob in the room, once both have said their scripts."""
+    audio = PlaybackAudioInput(scripts)
+    room.add_participant("alice", "Alice")
+    room.add_participant("bob", "Bob")
+    bot = MeetingBot(room.room, "weekly-sync", make_resources(models, database_url), audio=audio)
+    await bot.start()
+    try:
+        await wait_for(lambda: len(audio.finished) == 2, timeout=60, what="both scripts played")
+    except BaseException:
+        await bot.aclose()
+        raise
+    return bot
+
+
 @pytest.fixture
 async def room() -> AsyncIterator[FakeRoom]:
     yield FakeRoom("weekly-sync")
@@ -49,17 +64,10 @@ async def room() -> AsyncIterator[FakeRoom]:
 async def test_two_participants_are_transcribed_in_order_with_their_identity(
     room: FakeRoom, speech: dict[str, Path], worker_models: tuple, database_url: str
 ) -> None:
-    audio = PlaybackAudioInput({"alice": [0.3, speech["alice"], 1.5],
-                                "bob": [5.5, speech["bob"], 1.5]})
-    room.add_participant("alice", "Alice")
-    room.add_participant("bob", "Bob")
-    bot = MeetingBot(room.room, "weekly-sync", make_resources(worker_models, database_url), audio=audio)
-    await bot.start()
-    try:
-        await wait_for(lambda: len(audio.finished) == 2, timeout=60, what="both scripts played")
-        await wait_for(lambda: bot.manager.last_seq >= 2, timeout=30, what="two utterances")
-    finally:
-        await bot.aclose()
+    bot = await alice_and_bob(room, {"alice": [0.3, speech["alice"], 1.5],
+                                     "bob": [5.5, speech["bob"], 1.5]}, worker_models, database_url)
+    await wait_for(lambda: bot.manager.last_seq >= 2, timeout=30, what="two utterances")
+    await bot.aclose()
 
     utterances = await stored_utterances(database_url, "weekly-sync")
     assert [u.speaker_id for u in utterances] == ["alice", "bob"]
@@ -87,14 +95,9 @@ async def test_two_participants_are_transcribed_in_order_with_their_identity(
 async def test_chat_rpc_and_wake_phrase_are_answered_in_the_room(
     room: FakeRoom, speech: dict[str, Path], worker_models: tuple, database_url: str
 ) -> None:
-    audio = PlaybackAudioInput({"alice": [0.3, speech["alice"], 1.0, speech["bob"], 1.5],
-                                "bob": [8.0, speech["wake"], 1.5]})
-    room.add_participant("alice", "Alice")
-    room.add_participant("bob", "Bob")
-    bot = MeetingBot(room.room, "weekly-sync", make_resources(worker_models, database_url), audio=audio)
-    await bot.start()
+    bot = await alice_and_bob(room, {"alice": [0.3, speech["alice"], 1.0, speech["bob"], 1.5],
+                                     "bob": [8.0, speech["wake"], 1.5]}, worker_models, database_url)
     try:
-        await wait_for(lambda: len(audio.finished) == 2, timeout=60, what="both scripts played")
         await wait_for(lambda: bot.manager.last_seq >= 3, timeout=30, what="three utterances")
         # the spoken question is answered in chat
         await wait_for(lambda: room.chat_replies(), timeout=60, what="the wake phrase answer")

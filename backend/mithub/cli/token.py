@@ -25,11 +25,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        from mithub_worker.tokens import join_token
-    except ImportError as exc:
-        raise ConfigError(f"tokens need the worker extra ({exc.name} is missing): "
-                          "pip install 'mithub[worker]'") from exc
+    from mithub.cli.worker import worker_module
+
+    join_token = worker_module("tokens").join_token
     if args.ttl_hours <= 0:
         raise ConfigError("--ttl-hours must be positive")
     from mithub.config import get_worker_config

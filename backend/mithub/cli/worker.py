@@ -24,13 +24,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    return worker_module().run_worker(args.mode, room=getattr(args, "room", None))
+    cli = worker_module("cli")
+    return cli.run_worker(args.mode, room=getattr(args, "room", None))
 
 
-def worker_module():  # noqa: ANN201 - a module
+def worker_module(name: str):  # noqa: ANN201 - a module
+    """`mithub_worker.<name>`, or a clear error when the worker extra is not installed."""
+    import importlib
+
     try:
-        from mithub_worker import cli
+        return importlib.import_module(f"mithub_worker.{name}")
     except ImportError as exc:
-        raise ConfigError(f"the worker needs its extra ({exc.name} is missing): "
+        raise ConfigError(f"this command needs the worker extra ({exc.name} is missing): "
                           "pip install 'mithub[worker]'") from exc
-    return cli
