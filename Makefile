@@ -14,9 +14,9 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(PIP) install -e .
 	touch $@
 
+# torch first, pinned: the CPU build this machine kind keeps on disk (a bare `torch`
+# requirement from sentence-transformers would otherwise pull a CUDA build).
 $(VENV)/.installed-test: pyproject.toml $(VENV)/.installed scripts/install-llm-test-server.sh
-	# torch first, pinned: the CPU build this machine kind keeps on disk (a bare `torch`
-	# requirement from sentence-transformers would otherwise pull a CUDA build).
 	$(PIP) install torch==2.13.0
 	$(PIP) install -e '.[test,worker,cloud-stt,st]'
 	scripts/install-llm-test-server.sh $(VENV)
