@@ -189,3 +189,18 @@ async def test_one_broken_stream_does_not_stop_the_others(
         await bot.aclose()
     assert audio.attempts >= 2  # retried
     assert [u.speaker_id for u in await stored_utterances(database_url, "weekly-sync")] == ["bob"]
+
+
+async def test_a_meeting_another_worker_holds_is_refused_cleanly(
+    room: FakeRoom, worker_models: tuple, database_url: str
+) -> None:
+    from mithub.errors import LeaseError
+    from mithub.store.session import attach_meeting
+
+    async with attach_meeting(database_url, "weekly-sync", wait_seconds=0):
+        bot = MeetingBot(room.room, "weekly-sync", make_resources(worker_models, database_url),
+                         audio=_SilentForever())
+        with pytest.raises(LeaseError, match="weekly-sync"):
+            await bot.start()
+        await bot.aclose()  # what the job's shutdown does next: nothing to drain, no crash
+    assert room.text_handlers == {} and room.rpc_methods == {}
