@@ -30,7 +30,7 @@ def make_resources(models: tuple, database_url: str, *, llm_url: str = "", **wor
         context=get_context_config(),
         llm=LLMConfig(base_url=llm_url),
         stt=ENGLISH_STT,
-        worker=WorkerConfig(http_port=0, **worker),
+        worker=WorkerConfig(**{"http_port": 0, **worker}),
         database=DatabaseConfig(url=database_url, lease_wait_seconds=0),
         embedder=embedder,
         vad=vad,

@@ -43,6 +43,8 @@ def speech(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 def free_port() -> int:
+    """A fixed free port: with port 0 the status server's IPv4 and IPv6 sockets get different
+    ports, and the one it reports may be the IPv6 one."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
@@ -88,7 +90,7 @@ async def test_worker_job_transcribes_answers_and_serves_status(
     room.add_participant("alice", "Alice")
     room.add_participant("bob", "Bob")
     audio = PlaybackAudioInput({"alice": [0.3, speech["alice"], 1.5], "bob": [5.0, speech["bob"], 1.5]})
-    resources = make_resources(worker_models, database_url, job_executor="thread")
+    resources = make_resources(worker_models, database_url, job_executor="thread", http_port=free_port())
     async with RunningWorker(resources, audio, room) as running:
         await wait_for(lambda: running.bot.manager.last_seq >= 2, timeout=90, what="two utterances")
 
@@ -122,7 +124,7 @@ async def test_restarted_worker_restores_the_meeting_and_continues_its_seq(
     room: FakeRoom, speech: dict[str, Path], worker_models: tuple, database_url: str
 ) -> None:
     room.add_participant("alice", "Alice")
-    resources = make_resources(worker_models, database_url, job_executor="thread")
+    resources = make_resources(worker_models, database_url, job_executor="thread", http_port=free_port())
     first = PlaybackAudioInput({"alice": [0.3, speech["alice"], 1.0, speech["carol"], 1.5]})
     async with RunningWorker(resources, first, room) as running:
         await wait_for(lambda: running.bot.manager.last_seq >= 2, timeout=90, what="two utterances")
