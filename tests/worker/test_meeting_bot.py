@@ -169,6 +169,8 @@ async def test_a_participant_who_leaves_before_speaking_crashes_nothing(
         room.remove_participant(carol)
         await wait_for(lambda: "carol" not in bot._transcribers, timeout=15, what="carol's stream to end")
         room.remove_participant(carol)  # a second leave event is ignored
+        room.add_participant("carol", "Carol", emit=True)  # back: a fresh stream
+        await wait_for(lambda: "carol" in bot._transcribers, timeout=15, what="carol's new stream")
     finally:
         await bot.aclose()
     assert bot.participants["carol"].left_at is not None

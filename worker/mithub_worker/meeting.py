@@ -47,7 +47,6 @@ from mithub_worker.transcription import (
     ParticipantTranscriber,
     SpeechToText,
     Transcript,
-    microphone_track_sid,
 )
 
 logger = structlog.get_logger(__name__)
@@ -79,6 +78,7 @@ class MeetingBot:
         self._ingest: asyncio.Queue[NewUtterance | None] = asyncio.Queue()
         self._ingest_task: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[object]] = set()
+        self._leaving: set[asyncio.Task[None]] = set()
         self._closed = False
         self.attached: AttachedMeeting | None = None
         self.manager: ContextManager | None = None
@@ -135,7 +135,10 @@ class MeetingBot:
             self.room.unregister_text_stream_handler(TOPIC_CHAT)
         with contextlib.suppress(Exception):
             self.room.local_participant.unregister_rpc_method(RPC_METHOD)
-        await asyncio.gather(*(t.stop(STOP_STREAM_SECONDS) for t in self._transcribers.values()))
+        staying = list(self._transcribers.values())
+        self._transcribers.clear()
+        await asyncio.gather(*(self._finish_participant(t) for t in staying),
+                             *self._leaving, return_exceptions=True)
         if self._ingest_task is not None:
             await self._ingest.put(None)
             await self._ingest_task
@@ -144,8 +147,6 @@ class MeetingBot:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
-        for identity in list(self._transcribers):
-            await self._mark_left(identity)
         if self.manager is not None:
             await self.manager.finalize()
         await self._stack.aclose()
@@ -180,23 +181,21 @@ class MeetingBot:
     def _on_participant_disconnected(self, participant: rtc.RemoteParticipant) -> None:
         if self._closed:
             return
-        transcriber = self._transcribers.get(participant.identity)
+        # Forget the stream now, so a quick reconnect gets a fresh one while this one drains.
+        transcriber = self._transcribers.pop(participant.identity, None)
         if transcriber is None:
             return  # left before we ever saw them, or a bot
-        self._spawn(self._finish_participant(participant.identity, transcriber))
+        task = asyncio.create_task(self._finish_participant(transcriber))
+        self._leaving.add(task)
+        task.add_done_callback(self._leaving.discard)
 
-    async def _finish_participant(self, identity: str, transcriber: ParticipantTranscriber) -> None:
+    async def _finish_participant(self, transcriber: ParticipantTranscriber) -> None:
+        """Drain the stream (its last words are stored), then record the leave."""
         await transcriber.stop(STOP_STREAM_SECONDS)
-        if self._transcribers.get(identity) is transcriber:
-            await self._mark_left(identity)
-            del self._transcribers[identity]
-
-    async def _mark_left(self, identity: str) -> None:
         participant_left()
-        transcriber = self._transcribers.get(identity)
-        if transcriber is not None:
+        if transcriber.identity not in self._transcribers:  # not back in the meantime
             await self._save_participant(transcriber.participant, joined=False)
-        logger.info("participant_left", meeting_id=self.meeting_id, speaker_id=identity)
+        logger.info("participant_left", meeting_id=self.meeting_id, speaker_id=transcriber.identity)
 
     async def _save_participant(self, participant: rtc.RemoteParticipant, *, joined: bool) -> None:
         now = self._clock()
@@ -268,13 +267,12 @@ class MeetingBot:
     async def _publish_caption(self, transcript: Transcript) -> None:
         """Live captions on lk.transcription, attributed to the speaker's microphone track,
         as LiveKit front ends expect."""
-        transcriber = self._transcribers.get(transcript.speaker_id)
         attributes = {
             ATTRIBUTE_TRANSCRIPTION_FINAL: "true" if transcript.final else "false",
             ATTRIBUTE_TRANSCRIPTION_SEGMENT_ID: transcript.segment_id,
         }
-        if transcriber is not None and (track_sid := microphone_track_sid(transcriber.participant)):
-            attributes[ATTRIBUTE_TRANSCRIPTION_TRACK_ID] = track_sid
+        if transcript.track_sid:
+            attributes[ATTRIBUTE_TRANSCRIPTION_TRACK_ID] = transcript.track_sid
         try:
             writer = await self.room.local_participant.stream_text(
                 topic=TOPIC_TRANSCRIPTION, sender_identity=transcript.speaker_id,

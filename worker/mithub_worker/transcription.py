@@ -69,6 +69,7 @@ class Transcript:
     confidence: float
     final: bool
     segment_id: str
+    track_sid: str = ""
 
 
 TranscriptHandler = Callable[[Transcript], Awaitable[None]]
@@ -208,6 +209,7 @@ class ParticipantTranscriber:
             confidence=min(max(float(data.confidence or 0.0), 0.0), 1.0),
             final=final,
             segment_id=segment_id,
+            track_sid=microphone_track_sid(self.participant),
         )
 
 
