@@ -4,7 +4,7 @@ import numpy as np
 
 from mithub.embedders import load_embedder
 from mithub.retrieval.entities import english_phrases, filter_by_df, sentence_entities
-from mithub.retrieval.trigraph import TRIGRAPH_DIR, TriGraph
+from mithub.retrieval.trigraph import TRIGRAPH_DIR, TriGraph, _as_scaled_float32, _dot
 
 
 def test_entities_without_llm_korean_nouns_and_english_names():
@@ -59,3 +59,13 @@ def test_graph_grows_without_rebuild(built_index_dir, retrieval_config, tmp_path
     assert graph.chunk_ids.index("twin-peaks#c0") in graph.e2c.row(lynch).tolist()
     graph.save(tmp_path, "hash")
     assert TriGraph.load(tmp_path).stats() == after
+
+
+def test_sentence_similarity_equals_the_float32_product_for_every_half():
+    """The bit-level float16 conversion behind the sentence similarities is exact."""
+    halves = np.arange(1 << 16, dtype=np.uint16).view(np.float16)
+    halves = halves[np.isfinite(halves)]
+    assert np.array_equal(_as_scaled_float32(halves) * np.float32(2.0**112), halves.astype(np.float32))
+    rows = np.random.default_rng(0).standard_normal((50, 512)).astype(np.float16)
+    query = np.random.default_rng(1).standard_normal(512).astype(np.float32)
+    assert np.array_equal(_dot(rows, query), np.einsum("ij,j->i", rows.astype(np.float32), query))

@@ -45,24 +45,63 @@ def expand_entities(
     for _ in range(settings.iterations):
         if not frontier:
             break
-        gains: dict[int, float] = {}
-        # One similarity call per round: the sentences of every frontier entity together.
-        rows = [e2s.row(e) for e in frontier]
-        flat = np.concatenate(rows) if rows else np.zeros(0, np.int32)
-        sims = sentence_sims(flat) if flat.size else np.zeros(0, np.float32)
-        offset = 0
-        for entity, sentences in zip(frontier, rows, strict=True):
-            chosen, chosen_sims = top_sentences(sentences, sims[offset : offset + sentences.size], settings.bridge_sentences)
-            offset += sentences.size
-            for sentence, sim in zip(chosen.tolist(), chosen_sims.tolist(), strict=True):
-                passed = scores[entity] * max(sim, 0.0)
-                for neighbour in s2e.row(sentence).tolist():
-                    if passed > max(gains.get(neighbour, 0.0), scores.get(neighbour, 0.0)):
-                        gains[neighbour] = passed
+        sentences, passed = _bridge_sentences(frontier, scores, e2s, sentence_sims, settings.bridge_sentences)
+        gains = _gains(sentences, passed, s2e, scores)
         scores.update(gains)
         scores = dict(sorted(scores.items(), key=lambda kv: -kv[1])[: settings.max_active_entities])
         frontier = _best({e: g for e, g in gains.items() if e in scores}, settings.frontier)
     return scores
+
+
+def _bridge_sentences(
+    frontier: list[int], scores: dict[int, float], e2s: CSR, sentence_sims: SentenceSims, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each frontier entity's `k` sentences most similar to the query, frontier order, with
+    the score passed through each: entity score x similarity (negative similarity passes 0)."""
+    owner, sentences, _ = e2s.gather(np.asarray(frontier))
+    # One similarity call per round: the sentences of every frontier entity together.
+    sims = sentence_sims(sentences) if sentences.size else np.zeros(0, np.float32)
+    bounds = np.searchsorted(owner, np.arange(len(frontier) + 1))
+    sizes = np.diff(bounds)
+    # An entity with at most k sentences keeps them all; the others pick theirs as
+    # top_sentences does, then a stable sort puts the picks back in frontier order.
+    picks = [np.flatnonzero(sizes[owner] <= k)]
+    for i in np.flatnonzero(sizes > k).tolist():
+        start, stop = int(bounds[i]), int(bounds[i + 1])
+        picks.append(start + np.argpartition(-sims[start:stop], k - 1)[:k])
+    chosen = np.concatenate(picks)
+    chosen = chosen[np.argsort(owner[chosen], kind="stable")]
+    entity_scores = np.array([scores[e] for e in frontier], dtype=np.float64)
+    passed = entity_scores[owner[chosen]] * np.maximum(sims[chosen].astype(np.float64), 0.0)
+    return sentences[chosen], passed
+
+
+def _gains(sentences: np.ndarray, passed: np.ndarray, s2e: CSR, scores: dict[int, float]) -> dict[int, float]:
+    """The best score reaching each entity of `sentences`, kept where it beats the entity's
+    current score. Keys are in the order the entities were first beaten (sentence after
+    sentence), as a loop over the sentences would insert them: equal scores later keep it."""
+    pair, neighbours, _ = s2e.gather(sentences)
+    offered = passed[pair]
+    current = _lookup(scores, neighbours)
+    better = offered > np.maximum(current, 0.0)
+    neighbours, offered = neighbours[better], offered[better]
+    if not neighbours.size:
+        return {}
+    unique, first, inverse = np.unique(neighbours, return_index=True, return_inverse=True)
+    best = np.zeros(unique.size)
+    np.maximum.at(best, inverse, offered)
+    order = np.argsort(first)
+    return dict(zip(unique[order].tolist(), best[order].tolist(), strict=True))
+
+
+def _lookup(scores: dict[int, float], keys: np.ndarray) -> np.ndarray:
+    """scores[key] for each key, 0 where absent."""
+    known = np.fromiter(scores, dtype=np.int64, count=len(scores))
+    values = np.fromiter(scores.values(), dtype=np.float64, count=len(scores))
+    order = np.argsort(known)
+    position = np.minimum(np.searchsorted(known[order], keys), max(len(known) - 1, 0))
+    found = known[order][position] == keys if len(known) else np.zeros(keys.size, dtype=bool)
+    return np.where(found, values[order][position] if len(known) else 0.0, 0.0)
 
 
 def _best(scores: dict[int, float], n: int) -> list[int]:
@@ -71,10 +110,7 @@ def _best(scores: dict[int, float], n: int) -> list[int]:
 
 def _entity_edges(entities: list[int], e2c: CSR) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(position of entity in `entities`, chunk, count) for every e2c edge of those entities."""
-    rows = [e2c.row(e) for e in entities]
-    owner = np.repeat(np.arange(len(entities)), [r.size for r in rows])
-    chunks = np.concatenate(rows) if rows else np.zeros(0, np.int32)
-    counts = np.concatenate([e2c.row_data(e) for e in entities]) if rows else np.zeros(0, np.float32)
+    owner, chunks, counts = e2c.gather(np.asarray(entities, dtype=np.int64))
     return owner, chunks.astype(np.int64), counts
 
 
@@ -101,25 +137,34 @@ def personalized_pagerank(
 ) -> dict[int, float]:
     """PPR on the bipartite subgraph of active entities and candidate chunks, restarting at
     the entities in proportion to their scores (HippoRAG-style global aggregation, kept to
-    the candidate subgraph so it costs O(active x candidates))."""
+    the candidate subgraph so it costs O(edges between them) per iteration)."""
     entities = list(entity_scores)
     chunks = list(chunk_scores)
     if not entities or not chunks:
         return chunk_scores
+    entity_of, chunk_of, weight = _candidate_edges(entities, chunks, e2c)
+    n_e, n_c = len(entities), len(chunks)
+    # Edge lists and bincount, not a dense matrix product: numpy hands that to a threaded
+    # BLAS, which for one query costs more than the product (and stalls on a busy machine).
+    e_to_c = weight / np.maximum(np.bincount(entity_of, weight, n_e), 1e-12)[entity_of]
+    c_to_e = weight / np.maximum(np.bincount(chunk_of, weight, n_c), 1e-12)[chunk_of]
+    restart = np.array([entity_scores[e] for e in entities], dtype=np.float64)
+    restart = restart / max(restart.sum(), 1e-12)
+    entity_rank, chunk_rank = restart.copy(), np.zeros(n_c)
+    for _ in range(iterations):
+        to_entities = np.bincount(entity_of, chunk_rank[chunk_of] * c_to_e, n_e)
+        to_chunks = np.bincount(chunk_of, entity_rank[entity_of] * e_to_c, n_c)
+        # Chunks have no restart mass.
+        entity_rank = (1.0 - damping) * restart + damping * to_entities
+        chunk_rank = damping * to_chunks
+    return dict(zip(chunks, chunk_rank.tolist(), strict=True))
+
+
+def _candidate_edges(entities: list[int], chunks: list[int], e2c: CSR) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(entity position, chunk position, count) for the e2c edges between the two lists."""
     owner, edge_chunks, counts = _entity_edges(entities, e2c)
     candidates = np.asarray(chunks, dtype=np.int64)
     order = np.argsort(candidates)
     position = np.searchsorted(candidates[order], edge_chunks)
     inside = (position < candidates.size) & (candidates[order][np.minimum(position, candidates.size - 1)] == edge_chunks)
-    adjacency = np.zeros((len(entities), len(chunks)), dtype=np.float64)
-    adjacency[owner[inside], order[position[inside]]] = counts[inside]
-    restart = np.array([entity_scores[e] for e in entities], dtype=np.float64)
-    restart = np.concatenate([restart / max(restart.sum(), 1e-12), np.zeros(len(chunks))])
-    e_to_c = adjacency / np.maximum(adjacency.sum(axis=1, keepdims=True), 1e-12)
-    c_to_e = (adjacency / np.maximum(adjacency.sum(axis=0, keepdims=True), 1e-12)).T
-    rank = restart.copy()
-    n_e = len(entities)
-    for _ in range(iterations):
-        spread = np.concatenate([rank[n_e:] @ c_to_e, rank[:n_e] @ e_to_c])
-        rank = (1.0 - damping) * restart + damping * spread
-    return {c: float(rank[n_e + j]) for j, c in enumerate(chunks)}
+    return owner[inside], order[position[inside]], counts[inside].astype(np.float64)
