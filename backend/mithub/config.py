@@ -326,7 +326,7 @@ class WorkerConfig(BaseSettings):
     bot_name: str = Field("MitHub", min_length=1, description="display name of the bot participant")
     max_meetings: int = Field(4, ge=1, description="meetings one worker takes before it reports full load")
     load_threshold: float = Field(0.75, gt=0, le=1, description="load above which the worker takes no new job")
-    http_port: int = Field(8081, ge=0, le=65535, description="health (/) and status (/worker) port; 0 = any")
+    http_port: int = Field(8081, ge=0, le=65535, description="port of the health (/) and status (/worker) endpoints")
     job_executor: str = Field("thread", pattern="^(thread|process)$",
                               description="run meetings as threads (one /metrics for all) or processes")
     max_concurrent_calls: int = Field(2, ge=1, description="agent calls answered at once per meeting")
