@@ -172,3 +172,15 @@ def _sample(metrics: str, name: str) -> float:
         if line.startswith(name + " "):
             return float(line.split()[-1])
     raise AssertionError(f"{name} not in /metrics")
+
+
+def test_callbacks_can_be_sent_to_a_job_process(worker_models: tuple, database_url: str) -> None:
+    """WORKER_JOB_EXECUTOR=process pickles the callbacks: only settings travel, no server,
+    no loaded models."""
+    import pickle
+
+    resources = make_resources(worker_models, database_url, job_executor="process")
+    _, worker = create_server(config=resources.worker, resources=resources)
+    copy = pickle.loads(pickle.dumps(worker.entrypoint)).__self__
+    assert copy.config == worker.config
+    assert copy.server is None and copy.resources is None and copy.bots == {}

@@ -50,6 +50,14 @@ class MeetingWorker:
     bots: dict[str, MeetingBot] = field(default_factory=dict, repr=False)
     _accepted: dict[str, float] = field(default_factory=dict, repr=False)
 
+    def __getstate__(self) -> dict:
+        """What a job process gets (the process executor pickles the callbacks): settings and
+        the audio source. The server, its bookkeeping and loaded models stay here."""
+        return {"config": self.config, "audio": self.audio}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(**state)
+
     # ------------------------------------------------------------------ main process
 
     async def on_request(self, request: JobRequest) -> None:
