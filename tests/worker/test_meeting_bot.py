@@ -77,7 +77,9 @@ async def test_two_participants_are_transcribed_in_order_with_their_identity(
     assert word_error_rate(BOB_SAYS, utterances[1].text) < 0.30, utterances[1].text
     first, second = utterances
     assert first.absolute_timestamp < second.absolute_timestamp
-    assert 0 <= first.start_ms < first.end_ms <= second.start_ms < second.end_ms
+    # times come from the wall clock at end of speech and include the VAD's padding, so
+    # under load they can overlap by a fraction of a second: order and spacing are what hold
+    assert 0 <= first.start_ms < first.end_ms and first.start_ms < second.start_ms < second.end_ms
     assert (second.start_ms - first.start_ms) / 1000 == pytest.approx(5.2, abs=1.5)
     assert all(0 < u.confidence <= 1 for u in utterances)
 
