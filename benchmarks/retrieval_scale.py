@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import resource
 import sys
 import tempfile
@@ -140,6 +141,10 @@ def encoder_latency(names: Sequence[str], n: int = 50) -> dict[str, tuple[float,
     return out
 
 
+def _load() -> str:
+    return ", ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,100000")
@@ -147,6 +152,7 @@ def main() -> int:
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
     configure_logging(level="WARNING")
+    load_before = _load()
     config = RetrievalConfig()
     encoders = encoder_latency([config.embedding_model, config.trigraph_embedding_model])
     encode_p95 = sum(p95 for _, p95 in encoders.values())
@@ -166,7 +172,9 @@ def main() -> int:
     enc = "; ".join(f"`{name}` p50 {p50:.1f} ms, p95 {p95:.1f} ms" for name, (p50, p95) in encoders.items())
     body = (
         f"Single-query encoding on this machine: {enc}. Index search times exclude encoding "
-        "(synthetic hashing vectors); the last column adds both encoders' p95.\n\n" + markdown_table(header, rows)
+        "(synthetic hashing vectors); the last column adds both encoders' p95. Load average (1, 5, 15 min) "
+        f"before the run: {load_before}; after: {_load()} (this process counts for about 1).\n\n"
+        + markdown_table(header, rows)
     )
     print(body)
     if not args.no_write:
