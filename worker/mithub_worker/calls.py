@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections import deque
 
 import structlog
 from livekit import rtc
@@ -48,7 +49,8 @@ class AgentCalls:
         self._slots = asyncio.Semaphore(config.max_concurrent_calls)
         self._tasks: set[asyncio.Task[None]] = set()
         self._bot_names = [config.bot_name, *config.wake_phrase_list]
-        self.answers: list[Answer] = []
+        # the latest answers, for logs and tests; every answer is stored with its call record
+        self.answers: deque[Answer] = deque(maxlen=20)
 
     async def run(self, request: CallRequest, *, source: str, requested_by: str | None) -> Answer:
         async with self._slots:

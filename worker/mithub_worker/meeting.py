@@ -30,7 +30,6 @@ from livekit.agents.types import (
 from pydantic import ValidationError
 
 from mithub.agent import AgentPipeline, MeetingSession
-from mithub.agent.answer import Answer
 from mithub.clock import Clock, utc_now
 from mithub.context.builder import ContextBuilder
 from mithub.context.factory import create_context_manager
@@ -298,12 +297,3 @@ class MeetingBot:
     @property
     def participants(self) -> dict[str, Participant]:
         return dict(self._participants)
-
-    async def wait_idle(self) -> None:
-        """Until every queued transcript is in the meeting memory (tests, benchmarks)."""
-        while not self._ingest.empty():
-            await asyncio.sleep(0.05)
-
-    def answer_text(self, answer: Answer) -> str:
-        assert self.calls is not None
-        return self.calls.render(answer)

@@ -4,7 +4,7 @@ process's prewarm step, so the first meeting does not wait for models."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import structlog
@@ -40,7 +40,6 @@ class WorkerResources:
     documents: RetrieverDocuments | None = None
     vad: Any = None
     database_url: str | None = None
-    _stt_loaded: bool = field(default=False, repr=False)
 
     @property
     def stt_provider_label(self) -> str:
