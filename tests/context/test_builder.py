@@ -10,9 +10,10 @@ from hypothesis import strategies as st
 
 from mithub.clock import ManualClock
 from mithub.config import ContextConfig
+from mithub.context.allocation import IMMEDIATE_ALLOCATION
 from mithub.context.builder import ContextBuilder
 from mithub.context.factory import create_context_manager
-from mithub.context.formatting import format_context_as_system_prompt
+from mithub.context.formatting import format_context_as_system_prompt, utterance_line
 from mithub.context.models import AGENT_CALL_TYPES
 from mithub.context.transcript import read_transcript
 from mithub.jsonl import LineErrors
@@ -64,6 +65,17 @@ def test_question_about_the_start_finds_it_in_the_transcript(meeting):
     quoted = " ".join(u.text for e in ctx.transcript_excerpts for u in e.utterances)
     assert "2억 4천만" in quoted
     assert all(u.id < ctx.recent_utterances[0].id for e in ctx.transcript_excerpts for u in e.utterances)
+
+
+def test_budget_the_recent_turns_leave_goes_to_the_transcript_excerpts(meeting):
+    manager, builder, index = meeting
+    ctx = builder.build_context("IMMEDIATE_RESPONSE", manager, "Q3 클라우드 예산은 얼마로 확정했나요?",
+                                transcript=index)
+    parts = ctx.token_budget - builder._overhead(manager, "IMMEDIATE_RESPONSE")
+    evidence_share = int(parts * IMMEDIATE_ALLOCATION.evidence / sum(
+        (IMMEDIATE_ALLOCATION.evidence, IMMEDIATE_ALLOCATION.summaries, IMMEDIATE_ALLOCATION.recent)))
+    quoted = builder.budget.total(utterance_line(u) for e in ctx.transcript_excerpts for u in e.utterances)
+    assert quoted > evidence_share
 
 
 def test_summary_has_every_topic_and_the_pending_items(meeting):

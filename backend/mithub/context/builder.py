@@ -119,9 +119,12 @@ class ContextBuilder:
         else:  # the whole current topic, newest first if it does not fit
             recent = self._recent(manager.get_topic_utterances(), kinds["recent"] + kinds["summaries"] // 2)
             kinds["summaries"] -= kinds["summaries"] // 2
-        excerpts, documents = self._evidence(call_type, query, transcript, recent, kinds["evidence"])
-        # What the turns and the evidence left unused goes to the topic summaries.
-        spent = self.budget.total(utterance_line(u) for u in recent) + self.budget.total(
+        # What the recent turns leave goes to the evidence (it answers the query), and what
+        # the evidence leaves to the topic summaries.
+        recent_spent = self.budget.total(utterance_line(u) for u in recent)
+        evidence_budget = kinds["evidence"] + max(kinds["recent"] - recent_spent, 0)
+        excerpts, documents = self._evidence(call_type, query, transcript, recent, evidence_budget)
+        spent = recent_spent + self.budget.total(
             utterance_line(u) for e in excerpts for u in e.utterances
         ) + self.budget.total(f"[D0] {d.source}: {d.text}" for d in documents)
         leftover = max(kinds["recent"] + kinds["evidence"] - spent, 0)

@@ -122,6 +122,11 @@ class TranscriptIndex:
         return self._utterances[-1].id if self._utterances else 0
 
     @property
+    def seqs(self) -> list[int]:
+        """Seq of each indexed turn, in the order of `relevance()`."""
+        return list(self._seqs)
+
+    @property
     def total_tokens(self) -> int:
         return sum(self._costs)
 
