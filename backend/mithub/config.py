@@ -163,10 +163,12 @@ class RetrievalConfig(BaseSettings):
     ppr_iterations: int = Field(16, ge=1)
 
     # Fusion (weighted RRF)
-    rrf_k: int = Field(60, ge=0)
+    # k and the Tri-Graph weight differ from the seed's (60, 0.20): see retrieval/fusion.py.
+    rrf_k: int = Field(15, ge=0)
     weight_dense: float = Field(0.45, ge=0)
     weight_sparse: float = Field(0.35, ge=0)
-    weight_trigraph: float = Field(0.20, ge=0)
+    weight_trigraph: float = Field(0.30, ge=0)
+    channel_tops_first: bool = Field(True, description="each channel's best hit opens the fused list")
     adaptive_weights: bool = True
     korean_sparse_boost: float = Field(4.0, gt=0, description="sparse x this for Hangul queries")
     other_sparse_factor: float = Field(0.5, gt=0, description="sparse x this for queries without Hangul")

@@ -1,8 +1,16 @@
 """Weighted reciprocal rank fusion with query-adaptive channel weights (seed 001 §3.5).
 
-score(d) = sum over channels c of alpha_c / (k + rank_c(d) + 1), rank 0-based, k = 60.
-The weights start at (dense, sparse, trigraph) = (0.45, 0.35, 0.20) and are adapted to the
-query by the rules in `adaptive_weights`; `retrieval.py` in benchmarks/ measured each rule.
+score(d) = sum over channels c of alpha_c / (k + rank_c(d) + 1), rank 0-based. The seed's
+defaults are k = 60 and weights (dense, sparse, trigraph) = (0.45, 0.35, 0.20); ours are k = 15
+and (0.45, 0.35, 0.30), adapted to the query by the rules in `adaptive_weights`, and each
+channel's best hit opens the fused list (`lead_with_channel_tops`). benchmarks/retrieval.py
+measured each choice (RESULTS.md, section "Retrieval: edge hybrid"):
+- k = 15: with k = 60 the weights outweigh the ranks (a hit only one channel has, even at its
+  rank 0, loses to another channel's rank 60 when that channel weighs 2x more), so fusion
+  repeated the heaviest channel instead of combining them;
+- trigraph 0.30: seeded with the other channels' top hits the Tri-Graph is a second hop
+  as good alone as the weaker first-stage channel on every set, not the weak query-only walk
+  the seed's 0.20 assumed.
 """
 
 from __future__ import annotations
@@ -50,17 +58,25 @@ def adaptive_weights(query: str, config: RetrievalConfig) -> Weights:
       word BM25 and equal-weight fusion with BM25 fell below dense alone);
     - numbers / units: sparse x numeric_sparse_boost (embeddings blur exact figures);
     - why / how / cause / prevent: trigraph x causal_trigraph_boost (multi-hop questions).
+    Boosts of the same channel do not compound: both sparse rules say "exact words matter",
+    so the larger one applies (a Korean query with a number got sparse x 6 and fusion became
+    a copy of BM25); a factor below one still multiplies.
     """
     weights = base_weights(config)
     if not config.adaptive_weights:
         return weights
-    dense, sparse, trigraph = weights.dense, weights.sparse, weights.trigraph
-    sparse *= config.korean_sparse_boost if has_hangul(query) else config.other_sparse_factor
-    if _NUMERIC.search(query):
-        sparse *= config.numeric_sparse_boost
-    if _CAUSAL.search(query):
-        trigraph *= config.causal_trigraph_boost
-    return Weights(dense, sparse, trigraph)
+    language = config.korean_sparse_boost if has_hangul(query) else config.other_sparse_factor
+    numeric = config.numeric_sparse_boost if _NUMERIC.search(query) else 1.0
+    trigraph = weights.trigraph * (config.causal_trigraph_boost if _CAUSAL.search(query) else 1.0)
+    return Weights(weights.dense, weights.sparse * _combined(language, numeric), trigraph)
+
+
+def _combined(*factors: float) -> float:
+    """Factors below one multiply; of those above one only the largest applies."""
+    shrink = 1.0
+    for factor in factors:
+        shrink *= min(factor, 1.0)
+    return shrink * max(1.0, *factors)
 
 
 def weighted_rrf(
@@ -76,3 +92,14 @@ def weighted_rrf(
         for rank, item in enumerate(ranked):
             scores[item] = scores.get(item, 0.0) + alpha / (k + rank + 1)
     return sorted(scores.items(), key=lambda kv: -kv[1])
+
+
+def lead_with_channel_tops(
+    fused: Sequence[tuple[str, float]], rankings: Mapping[str, Sequence[str]], weights: Mapping[str, float]
+) -> list[tuple[str, float]]:
+    """`fused` reordered so that each weighted channel's best hit comes first (among themselves
+    in fused order), then the rest in fused order; scores are kept. Without this a hit that
+    only one channel ranks first, typically the Tri-Graph's second-hop passage, cannot beat
+    the passages every channel ranks a few places down."""
+    tops = {ranked[0] for channel, ranked in rankings.items() if ranked and weights.get(channel, 0.0) > 0}
+    return [kv for kv in fused if kv[0] in tops] + [kv for kv in fused if kv[0] not in tops]

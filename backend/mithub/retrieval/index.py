@@ -185,9 +185,10 @@ class HybridIndex:
         weights = fusion.adaptive_weights(query, self.config).as_dict()
         if len(rankings) == 1:
             weights = dict.fromkeys(rankings, 1.0)
-        fused = fusion.weighted_rrf(
-            {name: [self.chunks[r].id for r in rows] for name, rows in rankings.items()}, weights, self.config.rrf_k
-        )
+        ranked_ids = {name: [self.chunks[r].id for r in rows] for name, rows in rankings.items()}
+        fused = fusion.weighted_rrf(ranked_ids, weights, self.config.rrf_k)
+        if self.config.channel_tops_first:
+            fused = fusion.lead_with_channel_tops(fused, ranked_ids, weights)
         positions = {name: {r: i for i, r in enumerate(rows)} for name, rows in rankings.items()}
         hits = []
         for chunk_id, score in fused[:top_k]:
