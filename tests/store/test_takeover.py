@@ -25,11 +25,13 @@ async def _feed(manager, clock, lines) -> None:
 @pytest.mark.slow
 async def test_second_manager_is_refused_then_takes_over_without_loss(database_url):
     meeting = sample_lines()[:70]
-    config = DatabaseConfig(lease_ttl_seconds=1.0)
+    # The TTL must outlast the 40 writes and the refused attach on a loaded machine (with 1 s a
+    # slow CI run saw the lease lapse before the check), and the takeover waits it out.
+    config = DatabaseConfig(lease_ttl_seconds=5.0)
     database = await open_database(database_url, config)
     first_repo = meeting_repository(database, config, owner="worker-a")
     # worker-a hangs after 40 utterances: its writes renewed the lease, no heartbeat runs.
-    await first_repo.inner.acquire_lease("m1", ttl_seconds=1.0, heartbeat=False)
+    await first_repo.inner.acquire_lease("m1", ttl_seconds=5.0, heartbeat=False)
     clock = ManualClock(DEFAULT_MEETING_START)
     first = create_context_manager("m1", first_repo, clock=clock)
     await _feed(first, clock, meeting[:40])
@@ -38,7 +40,7 @@ async def test_second_manager_is_refused_then_takes_over_without_loss(database_u
         async with attach_meeting(database_url, "m1", wait_seconds=0, config=config):
             pass
 
-    async with attach_meeting(database_url, "m1", wait_seconds=5, config=config) as session:
+    async with attach_meeting(database_url, "m1", wait_seconds=20, config=config) as session:
         second_clock = ManualClock(clock())
         second = create_context_manager("m1", session.repository, clock=second_clock)
         assert await second.restore_from_db() == 40
