@@ -67,19 +67,21 @@ async def test_writes_renew_the_lease(database):
 async def test_the_heartbeat_keeps_an_idle_lease_alive(database):
     first = SqlRepository(database, owner="worker-a")
     second = SqlRepository(database, owner="worker-b")
-    lease = await first.acquire_lease("m1", ttl_seconds=0.6)
-    await asyncio.sleep(1.5)
+    # Idle for over two TTLs; a TTL of whole seconds so a loaded machine's late heartbeat
+    # does not let it lapse.
+    lease = await first.acquire_lease("m1", ttl_seconds=2.0)
+    await asyncio.sleep(5)
     with pytest.raises(LeaseError):
-        await second.acquire_lease("m1", ttl_seconds=0.6, heartbeat=False)
+        await second.acquire_lease("m1", ttl_seconds=2.0, heartbeat=False)
     await lease.release()
-    await second.acquire_lease("m1", ttl_seconds=0.6, heartbeat=False)  # released: free at once
+    await second.acquire_lease("m1", ttl_seconds=2.0, heartbeat=False)  # released: free at once
 
 
 async def test_waiting_for_a_lease_succeeds_once_it_lapses(database):
     first = SqlRepository(database, owner="worker-a")
     second = SqlRepository(database, owner="worker-b")
-    await first.acquire_lease("m1", ttl_seconds=0.5, heartbeat=False)
+    await first.acquire_lease("m1", ttl_seconds=2.0, heartbeat=False)
     with pytest.raises(LeaseError):
         await second.acquire_lease("m1", ttl_seconds=5, wait_seconds=0.2, heartbeat=False)
-    lease = await second.acquire_lease("m1", ttl_seconds=5, wait_seconds=3, heartbeat=False)
+    lease = await second.acquire_lease("m1", ttl_seconds=5, wait_seconds=8, heartbeat=False)
     assert lease.meeting_id == "m1" and second.leases.held == {"m1": 5}
