@@ -44,26 +44,42 @@ class ContextConfig(BaseSettings):
     # Topic detection (LLM-free semantic shift; see context/semantic_shift.py; values chosen by
     # benchmarks/segmentation.py, figures in benchmarks/RESULTS.md)
     topic_window_turns: int = Field(
-        10, ge=2, description="base window b: turns compared before|after a candidate at "
-        "scales b|b, 2b|b, 4b|2b; the boundary is reported 2b-1+smoothing+peak radius turns later"
+        20, ge=2, description="turns after a candidate compared with the memory of the meeting "
+        "before it; a boundary is reported window-1+smoothing+peak radius turns later"
+    )
+    topic_memory_ratio: float = Field(
+        0.2, gt=0, le=1, description="half-life of the decayed memory of earlier turns, as a "
+        "share of the turns so far (at least half the window)"
+    )
+    topic_memory_max_turns: int = Field(
+        100, ge=2, description="longest half-life of the memory of earlier turns, in turns"
     )
     topic_min_segment_turns: int = Field(15, ge=2, description="shortest topic the detector opens")
     topic_min_segment_ratio: float = Field(
         0.1, ge=0, lt=1, description="a new topic also needs this share of the turns so far"
     )
     topic_depth_sigma: float = Field(
-        1.0, gt=0, description="boundary if the smoothed novelty (plus cue bonus) exceeds the "
+        0.6, gt=0, description="boundary if the smoothed novelty (plus cue bonus) exceeds the "
         "meeting's running mean by this many standard deviations"
+    )
+    topic_boundary_step: float = Field(
+        0.2, ge=0, description="the threshold rises by this many standard deviations for each "
+        "boundary already found (at most five times)"
+    )
+    topic_substance_weight: float = Field(
+        1.5, ge=0, description="weight of the turns' own substance (content words, z-scored) "
+        "next to the embedding (1), word (0.5) and speaker (1) novelty"
     )
     topic_smoothing_turns: int = Field(5, ge=0, description="novelty averaged over ±this many turns")
     topic_peak_radius_turns: int = Field(
         3, ge=1, description="a boundary is the highest score within ±this many turns"
     )
     topic_cue_weight: float = Field(
-        1.0, ge=0, description="score bonus for a strong cue phrase on the turn (weak cue: 1/4)"
+        1.5, ge=0, description="score bonus for a strong cue phrase on the turn (weak cue: 1/4)"
     )
     topic_llm_weight: float = Field(
-        1.0, ge=0, description="score bonus x LLM confidence on the turns the LLM saw change"
+        0.5, ge=0, description="score bonus x LLM confidence on the turns the LLM saw change "
+        "(kept below topic_depth_sigma: a verdict alone does not open a topic)"
     )
     topic_min_confidence: float = Field(
         0.5, ge=0, le=1, description="LLM topic_changed verdicts below this confidence are ignored"

@@ -90,12 +90,31 @@ async def test_single_topic_meeting_has_no_boundary(detector):
     assert await detect_boundaries(detector, meeting(topic_turns(BUDGET, 70))) == []
 
 
-async def test_boundaries_strictly_increase_and_never_at_the_first_turn(detector):
+async def test_boundaries_strictly_increase_and_never_at_the_first_turn(embedder):
+    # Without the raise per boundary found: the third topic returns to the first one, which the
+    # detector's memory still holds, so its evidence is weaker than the first change's.
+    detector = TopicDetector(ContextConfig(topic_boundary_step=0.0), embedder)
     changes = await detect_boundaries(detector, three_topics())
 
     seqs = [c.boundary_seq for c in changes]
     assert len(seqs) == 2 and seqs == sorted(set(seqs)) and seqs[0] > 1
     assert abs(seqs[0] - 36) <= 3 and abs(seqs[1] - 71) <= 3
+
+
+async def test_each_boundary_found_raises_the_bar_for_the_next(embedder):
+    detector = TopicDetector(ContextConfig(topic_boundary_step=0.0), embedder)
+    loose = await detect_boundaries(detector, three_topics())
+    strict = await detect_boundaries(TopicDetector(ContextConfig(), embedder), three_topics())
+
+    assert [c.boundary_seq for c in strict] == [c.boundary_seq for c in loose][:1]
+    assert "threshold 0.60" in strict[0].reason
+
+
+async def test_state_of_an_older_detector_is_dropped_not_fatal(embedder):
+    detector = TopicDetector(ContextConfig(), embedder)
+    detector.load_state({"shift": {"version": 1}, "llm_names": []}, two_topics()[:40])
+
+    assert await detect_boundaries(detector, two_topics()) != []
 
 
 @pytest.mark.parametrize("split", [20, 45, 80])

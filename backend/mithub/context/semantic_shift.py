@@ -1,19 +1,29 @@
-"""LLM-free, online topic-shift detection over turn embeddings (TextTiling-style).
+"""LLM-free, online topic-shift detection over turn embeddings.
 
-For each candidate turn c the detector compares the turns before c with the turns from c on, at
-three scales of the base window b: (b before | b after), (2b | b), (4b | 2b). Each comparison is
-made in three channels: sentence embeddings, content words and who is speaking (a new topic often
-brings a new questioner or presenter). A similarity becomes a novelty (1 - cosine) and is turned
-into a z-score against the running mean and spread of that same channel and scale in this meeting,
-so the threshold is relative to the meeting's own score distribution, never a raw cosine. The
-z-scores are averaged, smoothed over ±s turns, and a cue-phrase bonus of the turn itself is added.
-A boundary is a local maximum (±p turns) above `sigma`, at least `min_segment_turns` and
-`min_segment_ratio` × the turns so far after the previous boundary.
+For each candidate turn c the detector compares the next `window` turns (c .. c+window-1) with a
+memory of everything said before c, in three channels: sentence embeddings, content words and who
+is speaking (a new topic often brings a new questioner or presenter). The memory is an
+exponentially decayed sum of the past turns whose half-life grows with the meeting
+(`memory_ratio` x the turns so far, between window/2 and `memory_max_turns`): early on it is the
+last few turns, later it is the current topic as a whole, so the detector looks for changes at the
+scale of the meeting's topics rather than at every local digression. A similarity becomes a
+novelty (1 - cosine) and is turned into a z-score against the running mean and spread of that
+channel in this meeting, so the threshold is relative to the meeting's own score distribution,
+never a raw cosine.
 
-It is online: the decision about turn c needs 2b - 1 + s + p turns after it (the lookahead) and
-nothing later. Backchannel turns ("yeah", "mm-hmm", "네", "음") have no content terms: they weigh
-nothing in the embedding and word channels and little in the speaker channel, so they do not
-dilute the windows. Parameters and the benchmark that chose them: benchmarks/RESULTS.md.
+A fourth channel is the substance of the turn itself (its number of content terms, z-scored the
+same way): a topic tends to open with substantive turns (an announcement, a question, the start of
+a presentation) and to fade out in backchannel. The weighted z-scores are summed, smoothed over ±s
+turns, and a cue-phrase bonus of the turn itself is added. A boundary is a local maximum (±p
+turns) above `sigma` plus `boundary_step` for each boundary already found (meetings have a handful
+of topics, so each further one needs stronger evidence), at least `min_segment_turns` and
+`min_segment_ratio` x the turns so far after the previous boundary.
+
+It is online: the decision about turn c needs window - 1 + s + p turns after it (the lookahead)
+and nothing later; the memory makes each step cost the same however long the meeting runs.
+Backchannel turns ("yeah", "mm-hmm", "네", "음") have no content terms: they weigh nothing in the
+embedding and word channels and little in the speaker channel. Parameters and the benchmark that
+chose them: benchmarks/RESULTS.md (benchmarks/segmentation.py).
 """
 
 from __future__ import annotations
@@ -29,7 +39,7 @@ import numpy as np
 
 from mithub.text import content_tokens
 
-STATE_VERSION = 1
+STATE_VERSION = 2
 
 # Words that carry no topic in conversation: acknowledgements, fillers and hesitations.
 BACKCHANNEL_TOKENS = frozenset(
@@ -39,7 +49,16 @@ BACKCHANNEL_TOKENS = frozenset(
 # Non-speech annotations of transcripts and STT output: {vocalsound}, [laughter], {disfmarker}.
 _ANNOTATION = re.compile(r"\{[^{}\n]{1,40}\}|\[[^\[\]\n]{1,40}\]")
 
-CHANNELS = ("embedding", "lexical", "speaker")
+CHANNELS = ("embedding", "lexical", "speaker", "substance")
+# Relative weights of the channels' z-scores; the substance weight is a setting. Words count half:
+# they repeat what the embedding says and are noisier (benchmarks/segmentation.py chose these).
+_FIXED_WEIGHTS = {"embedding": 1.0, "lexical": 0.5, "speaker": 1.0}
+# The threshold rises with each boundary found, for at most this many boundaries: in a long
+# meeting the bar should stop climbing once a typical number of topics has been seen.
+_MAX_RAISED_BOUNDARIES = 5
+# Below this the decayed memory is rescaled and negligible words are dropped (memory stays flat).
+_RESCALE_BELOW = 1e-6
+_NEGLIGIBLE = 1e-4
 
 
 def spoken_text(text: str) -> str:
@@ -74,28 +93,33 @@ class TurnFeatures:
 
 @dataclass(frozen=True)
 class ShiftParams:
-    window_turns: int = 10
+    window_turns: int = 20
+    memory_ratio: float = 0.2
+    memory_max_turns: int = 100
     min_segment_turns: int = 15
     min_segment_ratio: float = 0.1
-    sigma: float = 1.0
+    sigma: float = 0.6
     smoothing_turns: int = 5
     peak_radius_turns: int = 3
-    cue_weight: float = 1.0
-
-    @property
-    def scales(self) -> tuple[tuple[int, int], ...]:
-        """(turns before, turns after) the candidate, for each comparison scale."""
-        b = self.window_turns
-        return ((b, b), (2 * b, b), (4 * b, 2 * b))
+    cue_weight: float = 1.5
+    substance_weight: float = 1.5
+    boundary_step: float = 0.2
 
     @property
     def lookahead(self) -> int:
-        after = max(r for _, r in self.scales)
-        return after - 1 + self.smoothing_turns + self.peak_radius_turns
+        return self.window_turns - 1 + self.smoothing_turns + self.peak_radius_turns
 
     @property
     def history_turns(self) -> int:
-        return max(left + right for left, right in self.scales)
+        """Turns kept: the window plus the one entering the memory, and every undecided turn."""
+        return max(self.window_turns + 1, self.lookahead + 1)
+
+    def half_life(self, turns_before: int) -> float:
+        low = self.window_turns / 2
+        return min(float(self.memory_max_turns), max(low, self.memory_ratio * turns_before))
+
+    def channel_weights(self) -> tuple[float, ...]:
+        return (*_FIXED_WEIGHTS.values(), self.substance_weight)
 
 
 @dataclass(frozen=True)
@@ -105,35 +129,127 @@ class ShiftDecision:
     score: float  # smoothed novelty + cue bonus, in running standard deviations
     novelty: float  # the semantic part alone
     cue: float  # the cue part (keyword and LLM evidence, weighted)
+    threshold: float = 0.0  # what the score had to exceed (sigma + the raise for past boundaries)
 
 
-class RunningStats:
-    """Welford running mean and variance; `push` returns the z-score of the new value."""
+class LaggedStats:
+    """Running mean and variance (Welford) of a channel's values, `lag` values behind: a value is
+    z-scored against the values before the last `lag`, so the rising novelty of the change being
+    scored does not inflate the spread it is measured with."""
 
-    __slots__ = ("count", "m2", "mean")
+    __slots__ = ("count", "lag", "m2", "mean", "pending")
 
-    def __init__(self, count: int = 0, mean: float = 0.0, m2: float = 0.0) -> None:
-        self.count, self.mean, self.m2 = count, mean, m2
+    def __init__(
+        self,
+        lag: int,
+        count: int = 0,
+        mean: float = 0.0,
+        m2: float = 0.0,
+        pending: Iterable[float] = (),
+    ) -> None:
+        self.lag, self.count, self.mean, self.m2 = lag, count, mean, m2
+        self.pending = deque(pending)
 
     def push(self, value: float) -> float:
-        self.count += 1
-        delta = value - self.mean
-        self.mean += delta / self.count
-        self.m2 += delta * (value - self.mean)
+        """The z-score of `value`; then `value` joins the distribution, `lag` pushes later."""
         std = math.sqrt(self.m2 / self.count) if self.count > 1 else 0.0
-        return (value - self.mean) / std if std > 1e-9 else 0.0
+        z = (value - self.mean) / std if std > 1e-9 else 0.0
+        self.pending.append(value)
+        if len(self.pending) > self.lag:
+            old = self.pending.popleft()
+            self.count += 1
+            delta = old - self.mean
+            self.mean += delta / self.count
+            self.m2 += delta * (old - self.mean)
+        return z
+
+    def state(self) -> list[Any]:
+        return [self.count, self.mean, self.m2, list(self.pending)]
 
 
-def _cosine_bags(a: Counter[str], b: Counter[str]) -> float:
-    if not a or not b:
+class DecayedBag:
+    """Weighted words (or speakers) whose weights all shrink by a factor per turn. Decay costs
+    O(1): values are stored divided by `scale`, the product of all factors so far."""
+
+    __slots__ = ("raw", "scale", "sumsq")
+
+    def __init__(
+        self, raw: dict[str, float] | None = None, scale: float = 1.0, sumsq: float | None = None
+    ) -> None:
+        self.raw = raw or {}
+        self.scale = scale
+        self.sumsq = sum(v * v for v in self.raw.values()) if sumsq is None else sumsq
+
+    def decay(self, factor: float) -> None:
+        self.scale *= factor
+        if self.scale < _RESCALE_BELOW:
+            scale, self.scale = self.scale, 1.0
+            self.raw = {k: v * scale for k, v in self.raw.items() if v * scale > _NEGLIGIBLE}
+            self.sumsq = sum(v * v for v in self.raw.values())
+
+    def add(self, key: str, value: float) -> None:
+        old = self.raw.get(key, 0.0)
+        new = old + value / self.scale
+        self.raw[key] = new
+        self.sumsq += new * new - old * old
+
+    def cosine(self, bag: Counter[str]) -> float:
+        """Cosine with a plain bag; 1.0 (no novelty) when either side is empty."""
+        dot = sum(self.raw.get(k, 0.0) * v for k, v in bag.items())
+        norm = math.sqrt(max(self.sumsq, 0.0) * sum(v * v for v in bag.values()))
+        return dot / norm if norm > 1e-12 else 1.0
+
+
+class TopicMemory:
+    """The decayed sum of all turns before the candidate, in the three content channels."""
+
+    def __init__(self) -> None:
+        self.vector: np.ndarray | None = None
+        self.terms = DecayedBag()
+        self.speakers = DecayedBag()
+
+    def add(self, turn: TurnFeatures, factor: float) -> None:
+        if self.vector is not None:
+            self.vector *= factor
+        if turn.vector is not None:
+            weighted = turn.vector.astype(np.float64) * turn.embedding_weight
+            self.vector = weighted if self.vector is None else self.vector + weighted
+        for bag in (self.terms, self.speakers):
+            bag.decay(factor)
+        for term in turn.terms:
+            self.terms.add(term, 1.0)
+        self.speakers.add(turn.speaker, turn.speaker_weight)
+
+    def similarities(self, window: Sequence[TurnFeatures]) -> tuple[float, float, float]:
+        """Cosine of the memory with the window in the embedding, word and speaker channels."""
+        return (
+            _cosine(self.vector, _embedding_sum(window)),
+            self.terms.cosine(_term_bag(window)),
+            self.speakers.cosine(_speaker_bag(window)),
+        )
+
+    def state_dict(self) -> dict[str, Any]:
+        return {
+            "vector": None if self.vector is None else self.vector.tolist(),
+            "terms": [self.terms.scale, self.terms.sumsq, self.terms.raw],
+            "speakers": [self.speakers.scale, self.speakers.sumsq, self.speakers.raw],
+        }
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> TopicMemory:
+        memory = cls()
+        if state["vector"] is not None:
+            memory.vector = np.asarray(state["vector"], dtype=np.float64)
+        for name in ("terms", "speakers"):
+            scale, sumsq, raw = state[name]
+            bag = DecayedBag({str(k): float(v) for k, v in raw.items()}, scale, sumsq)
+            setattr(memory, name, bag)
+        return memory
+
+
+def _cosine(a: np.ndarray | None, b: np.ndarray | None) -> float:
+    if a is None or b is None:
         return 1.0
-    small, large = (a, b) if len(a) <= len(b) else (b, a)
-    dot = sum(v * large.get(k, 0.0) for k, v in small.items())
-    norm = math.sqrt(sum(v * v for v in a.values()) * sum(v * v for v in b.values()))
-    return dot / norm if norm > 0 else 1.0
-
-
-def _cosine(a: np.ndarray, b: np.ndarray) -> float:
     norm = float(np.linalg.norm(a) * np.linalg.norm(b))
     return float(a @ b) / norm if norm > 1e-12 else 1.0
 
@@ -147,7 +263,9 @@ class SemanticShiftDetector:
         self._turns: deque[TurnFeatures] = deque(maxlen=self.params.history_turns)
         self._seen = 0
         self._last_boundary = 0
-        self._stats = [RunningStats() for _ in range(len(self.params.scales) * len(CHANNELS))]
+        self._boundaries = 0
+        self._memory = TopicMemory()
+        self._stats = [LaggedStats(self.params.window_turns) for _ in CHANNELS]
         self._combined: deque[float] = deque(maxlen=2 * self.params.smoothing_turns + 1)
         self._smoothed: deque[float] = deque(maxlen=2 * self.params.peak_radius_turns + 1)
         self._extra_cue: dict[int, float] = {}
@@ -176,8 +294,7 @@ class SemanticShiftDetector:
         self._turns.append(turn)
         self._seen += 1
         p = self.params
-        newest = self._seen - 1
-        scored = newest - max(r for _, r in p.scales) + 1
+        scored = self._seen - p.window_turns  # first turn of the window that now is full
         if scored >= 1:
             self._combined.append(self._combined_z(scored))
         smoothed_at = scored - p.smoothing_turns
@@ -199,21 +316,16 @@ class SemanticShiftDetector:
     def _turn(self, position: int) -> TurnFeatures:
         return self._turns[position - (self._seen - len(self._turns))]
 
-    def _window(self, start: int, stop: int) -> list[TurnFeatures]:
-        first = self._seen - len(self._turns)
-        return list(self._turns)[max(start, first) - first : max(stop, first) - first]
-
     def _combined_z(self, c: int) -> float:
-        """Novelty z-score at candidate `c`: summed over channels (roughly independent evidence,
-        so divided by sqrt(channels) to stay in standard units), averaged over scales (which
-        largely agree)."""
-        total = 0.0
-        for s, (before, after) in enumerate(self.params.scales):
-            left = self._window(max(0, c - before), c)
-            right = self._window(c, c + after)
-            for k, similarity in enumerate(_similarities(left, right)):
-                total += self._stats[s * len(CHANNELS) + k].push(1.0 - similarity)
-        return total / (len(self.params.scales) * math.sqrt(len(CHANNELS)))
+        """Weighted sum of the channels' z-scores at candidate `c`, divided by the weights'
+        norm so that it stays in standard units (the channels are roughly independent)."""
+        self._memory.add(self._turn(c - 1), 0.5 ** (1.0 / self.params.half_life(c)))
+        window = list(self._turns)[-self.params.window_turns :]
+        novelties = [1.0 - s for s in self._memory.similarities(window)]
+        novelties.append(math.log1p(len(window[0].terms)))  # substance of the turn at c
+        weights = self.params.channel_weights()
+        total = sum(w * stats.push(x) for w, stats, x in zip(weights, self._stats, novelties))
+        return total / math.sqrt(sum(w * w for w in weights))
 
     def _score(self, position: int, smoothed_at: int) -> float:
         offset = len(self._smoothed) - 1 - (smoothed_at - position)
@@ -223,7 +335,8 @@ class SemanticShiftDetector:
     def _decide(self, candidate: int, smoothed_at: int) -> ShiftDecision | None:
         p = self.params
         score = self._score(candidate, smoothed_at)
-        if score <= p.sigma:
+        threshold = p.sigma + p.boundary_step * min(self._boundaries, _MAX_RAISED_BOUNDARIES)
+        if score <= threshold:
             return None
         lo = max(1, candidate - p.peak_radius_turns)
         if any(self._score(x, smoothed_at) > score for x in range(lo, smoothed_at + 1)):
@@ -232,9 +345,11 @@ class SemanticShiftDetector:
         if candidate - self._last_boundary < shortest:
             return None
         self._last_boundary = candidate
+        self._boundaries += 1
         own, extra = self.cue_at(candidate)
         cue = p.cue_weight * own + extra
-        return ShiftDecision(candidate, self._turn(candidate).seq, score, score - cue, cue)
+        seq = self._turn(candidate).seq
+        return ShiftDecision(candidate, seq, score, score - cue, cue, threshold)
 
     # ------------------------------------------------------------------ state
 
@@ -243,7 +358,9 @@ class SemanticShiftDetector:
             "version": STATE_VERSION,
             "seen": self._seen,
             "last_boundary": self._last_boundary,
-            "stats": [[s.count, s.mean, s.m2] for s in self._stats],
+            "boundaries": self._boundaries,
+            "memory": self._memory.state_dict(),
+            "stats": [s.state() for s in self._stats],
             "combined": list(self._combined),
             "smoothed": list(self._smoothed),
             "extra_cue": [[k, v] for k, v in sorted(self._extra_cue.items())],
@@ -255,29 +372,21 @@ class SemanticShiftDetector:
             raise ValueError(f"unsupported semantic shift state version {state.get('version')!r}")
         self._seen = int(state["seen"])
         self._last_boundary = int(state["last_boundary"])
-        self._stats = [RunningStats(int(c), float(m), float(m2)) for c, m, m2 in state["stats"]]
+        self._boundaries = int(state["boundaries"])
+        self._memory = TopicMemory.from_state(state["memory"])
+        self._stats = [
+            LaggedStats(self.params.window_turns, int(c), float(m), float(m2), map(float, pending))
+            for c, m, m2, pending in state["stats"]
+        ]
         self._combined = deque((float(v) for v in state["combined"]), maxlen=self._combined.maxlen)
         self._smoothed = deque((float(v) for v in state["smoothed"]), maxlen=self._smoothed.maxlen)
         self._extra_cue = {int(k): float(v) for k, v in state["extra_cue"]}
         self._turns = deque(history[-self.params.history_turns :], maxlen=self.params.history_turns)
 
 
-def _similarities(
-    left: Sequence[TurnFeatures], right: Sequence[TurnFeatures]
-) -> tuple[float, float, float]:
-    """Cosine of the two windows in the embedding, word and speaker channels."""
-    return (
-        _cosine(_embedding_sum(left), _embedding_sum(right)),
-        _cosine_bags(_term_bag(left), _term_bag(right)),
-        _cosine_bags(_speaker_bag(left), _speaker_bag(right)),
-    )
-
-
-def _embedding_sum(turns: Sequence[TurnFeatures]) -> np.ndarray:
+def _embedding_sum(turns: Sequence[TurnFeatures]) -> np.ndarray | None:
     rows = [t.vector * t.embedding_weight for t in turns if t.vector is not None]
-    if not rows:
-        return np.zeros(1, dtype=np.float32)
-    return np.sum(rows, axis=0)
+    return np.sum(rows, axis=0, dtype=np.float64) if rows else None
 
 
 def _term_bag(turns: Sequence[TurnFeatures]) -> Counter[str]:

@@ -2,8 +2,9 @@
 
 A strong cue ("다음 안건으로 넘어가죠", "let's move on to the budget") announces a new topic on
 its own turn; a weak cue ("이제", "정리하면", "anyway") is too common to mean anything alone, so it
-only nudges the semantic score. Neither decides a boundary by itself: the detector adds the cue
-strength to the semantic novelty of that turn.
+only nudges the semantic score. The detector adds the cue strength (x topic_cue_weight) to the
+semantic score of that turn: a strong cue opens a topic unless the turns around it are clearly
+less novel than usual in this meeting; a weak cue never does on its own.
 """
 
 from __future__ import annotations

@@ -1,12 +1,13 @@
 """TopicDetector (seed 002 §3.4, §10.2.5): where does a new topic start?
 
 Three kinds of evidence meet in one online score per turn (context/semantic_shift.py):
-- the semantic shift of the turns around it (embeddings, content words, speakers), in running
-  standard deviations of this meeting;
+- the semantic shift from the meeting so far (a decayed memory of it) to the turns from this one
+  on (embeddings, content words, speakers), plus the substance of the turns, in running standard
+  deviations of this meeting;
 - a cue phrase on the turn itself ("다음 안건으로 넘어가죠", "moving on to ..."): a bonus;
 - when an LLM is configured, the seed's TOPIC_DETECTION_PROMPT every N turns over the last 5
-  turns: a "changed" verdict adds its confidence to those turns. Broken JSON or a failing LLM
-  changes nothing; the semantic and keyword evidence still decide.
+  turns: a "changed" verdict adds its confidence (x topic_llm_weight) to those turns. Broken
+  JSON or a failing LLM changes nothing; the semantic and keyword evidence still decide.
 A boundary is reported `lookahead` turns after it starts, with a confidence and a proposed name
 (the LLM's, else the keywords that set the new turns apart from the previous ones).
 """
@@ -101,9 +102,13 @@ class TopicDetector:
         self._llm = llm
         self._params = ShiftParams(
             window_turns=config.topic_window_turns,
+            memory_ratio=config.topic_memory_ratio,
+            memory_max_turns=config.topic_memory_max_turns,
             min_segment_turns=config.topic_min_segment_turns,
             min_segment_ratio=config.topic_min_segment_ratio,
             sigma=config.topic_depth_sigma,
+            boundary_step=config.topic_boundary_step,
+            substance_weight=config.topic_substance_weight,
             smoothing_turns=config.topic_smoothing_turns,
             peak_radius_turns=config.topic_peak_radius_turns,
             cue_weight=config.topic_cue_weight if config.topic_quick_check_enabled else 0.0,
@@ -211,10 +216,10 @@ class TopicDetector:
     def _change(self, decision: ShiftDecision) -> TopicChange:
         own, extra = self._shift.cue_at(decision.position)
         detector: DetectorKind = "semantic"
-        if decision.novelty <= self._params.sigma:
+        if decision.novelty <= decision.threshold:
             detector = "llm" if extra > self._params.cue_weight * own else "keyword"
         # At the threshold the confidence is 0.5; two standard deviations above it, 0.98.
-        confidence = 1.0 / (1.0 + math.exp(-2.0 * (decision.score - self._params.sigma)))
+        confidence = 1.0 / (1.0 + math.exp(-2.0 * (decision.score - decision.threshold)))
         name = self._llm_names.get(decision.seq) or self._keyword_name(decision.seq, own >= 1.0)
         self._llm_names = {s: n for s, n in self._llm_names.items() if s > decision.seq}
         logger.info(
@@ -225,7 +230,7 @@ class TopicDetector:
         )
         reason = (
             f"novelty {decision.novelty:.2f} sd above this meeting's running mean"
-            f" + cue bonus {decision.cue:.2f} (threshold {self._params.sigma:.2f})"
+            f" + cue bonus {decision.cue:.2f} (threshold {decision.threshold:.2f})"
         )
         return TopicChange(decision.seq, confidence, detector, name, reason)
 
@@ -263,7 +268,11 @@ class TopicDetector:
             return
         recent = list(history)[-self.history_turns :]
         features = [self._features(u) for u in recent]
-        self._shift.load_state(state["shift"], features)
+        try:
+            self._shift.load_state(state["shift"], features)
+        except ValueError as exc:  # a state written by an older detector: detection restarts
+            logger.warning("topic_detector_state_dropped", error=str(exc))
+            return
         self._recent = deque(recent, maxlen=self.history_turns)
         self._llm_names = {int(seq): str(name) for seq, name in state.get("llm_names", [])}
         if len(recent) < min(self._shift.turns_seen, self.history_turns):
