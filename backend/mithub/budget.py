@@ -90,13 +90,15 @@ class TokenBudgetManager:
         *,
         text_of: Callable[[T], str] = str,
         skip_oversize: bool = False,
+        per_item: int = 0,
     ) -> list[T]:
         """Take items in order while they fit. Stops at the first that does not fit (seed 003)
-        unless `skip_oversize`, which passes over it and keeps trying smaller ones."""
+        unless `skip_oversize`, which passes over it and keeps trying smaller ones. Each item
+        costs `per_item` tokens beyond its text (a line break, say)."""
         packed: list[T] = []
         used = 0
         for item in items:
-            cost = self.count(text_of(item))
+            cost = self.count(text_of(item)) + per_item
             if used + cost > budget_tokens:
                 if skip_oversize:
                     continue
@@ -106,13 +108,15 @@ class TokenBudgetManager:
         return packed
 
     def keep_newest(
-        self, items: Sequence[T], budget_tokens: int, *, text_of: Callable[[T], str] = str
+        self, items: Sequence[T], budget_tokens: int, *, text_of: Callable[[T], str] = str,
+        per_item: int = 0,
     ) -> list[T]:
-        """The longest suffix of `items` that fits: the oldest drop first (L0 window)."""
+        """The longest suffix of `items` that fits: the oldest drop first (L0 window). Each
+        item costs `per_item` tokens beyond its text."""
         kept: list[T] = []
         used = 0
         for item in reversed(items):
-            cost = self.count(text_of(item))
+            cost = self.count(text_of(item)) + per_item
             if used + cost > budget_tokens:
                 break
             kept.append(item)

@@ -105,6 +105,10 @@ class ContextConfig(BaseSettings):
         "the meeting's transcript so far (the quick call stays quick), but never under the floor"
     )
     immediate_min_tokens: int = Field(400, ge=100, description="floor of the share rule above")
+    excerpt_turn_max_tokens: int = Field(
+        20, ge=0, description="longer turns quoted from the transcript are condensed to their "
+        "sentences that match the query, within this many tokens (0 = quote whole turns)"
+    )
 
     # DB sync (write-through; see store/)
     db_sync_interval_seconds: float = 5.0

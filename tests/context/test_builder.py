@@ -67,15 +67,21 @@ def test_question_about_the_start_finds_it_in_the_transcript(meeting):
     assert all(u.id < ctx.recent_utterances[0].id for e in ctx.transcript_excerpts for u in e.utterances)
 
 
-def test_budget_the_recent_turns_leave_goes_to_the_transcript_excerpts(meeting):
+def test_budget_the_recent_turns_leave_goes_to_the_transcript_excerpts(meeting, monkeypatch):
     manager, builder, index = meeting
+    asked = []
+    search = index.search
+    monkeypatch.setattr(index, "search", lambda query, **kw: asked.append(kw["budget_tokens"]) or search(query, **kw))
     ctx = builder.build_context("IMMEDIATE_RESPONSE", manager, "Q3 클라우드 예산은 얼마로 확정했나요?",
                                 transcript=index)
-    parts = ctx.token_budget - builder._overhead(manager, "IMMEDIATE_RESPONSE")
-    evidence_share = int(parts * IMMEDIATE_ALLOCATION.evidence / sum(
-        (IMMEDIATE_ALLOCATION.evidence, IMMEDIATE_ALLOCATION.summaries, IMMEDIATE_ALLOCATION.recent)))
+    parts = ctx.token_budget - builder._overhead(manager, "IMMEDIATE_RESPONSE", ctx.participants, ctx.speaker_roles)
+    shares = IMMEDIATE_ALLOCATION.evidence, IMMEDIATE_ALLOCATION.summaries, IMMEDIATE_ALLOCATION.recent
+    evidence_share, recent_share = (int(parts * share / sum(shares)) for share in (shares[0], shares[2]))
+    recent = builder.lines_cost([utterance_line(u) for u in ctx.recent_utterances])
+    assert recent < recent_share
+    assert asked == [evidence_share + recent_share - recent]
     quoted = builder.budget.total(utterance_line(u) for e in ctx.transcript_excerpts for u in e.utterances)
-    assert quoted > evidence_share
+    assert evidence_share * 0.8 < quoted <= asked[0]
 
 
 def test_summary_has_every_topic_and_the_pending_items(meeting):

@@ -60,8 +60,9 @@ def entities_of(text: str) -> frozenset[str]:
 
 
 # A quick question (IMMEDIATE_RESPONSE) is answered by what was said about it, wherever in the
-# meeting; the seed marks L1 as optional for it, so evidence takes most of its small budget.
-IMMEDIATE_ALLOCATION = Allocation(evidence=0.65, summaries=0.1, recent=0.25)
+# meeting; the seed marks L1 as optional for it, so evidence takes most of its small budget
+# (topics also get what the evidence leaves).
+IMMEDIATE_ALLOCATION = Allocation(evidence=0.7, summaries=0.05, recent=0.25)
 
 
 def classify_query(query: str | None) -> QueryType:

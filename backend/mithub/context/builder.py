@@ -74,7 +74,14 @@ class ContextBuilder:
 
     def new_transcript_index(self) -> TranscriptIndex:
         """An empty index of a meeting's turns, costed as this builder formats them."""
-        return TranscriptIndex(self._embedder, lambda u: self.budget.count(utterance_line(u)))
+        return TranscriptIndex(self._embedder, lambda u: self.budget.count(utterance_line(u)),
+                               turn_max_tokens=self.config.excerpt_turn_max_tokens)
+
+    def lines_cost(self, lines: list[str]) -> int:
+        """Tokens of `lines` as part of the prompt: one more per line for its line break and
+        the rounding a per-line count loses (summed over dozens of lines, that loss would
+        overshoot the budget, and `_fit` would drop whole items to make up for it)."""
+        return self.budget.total(lines) + len(lines)
 
     def call_budget(self, call_type: AgentCallType) -> int:
         wanted = {
@@ -106,8 +113,10 @@ class ContextBuilder:
         uses_recent_window = call_type != "ACTION_EXTRACTION"
         allocation = IMMEDIATE_ALLOCATION if call_type == "IMMEDIATE_RESPONSE" and query \
             else ALLOCATIONS[classify_query(query)]
+        participants = participants or self._participants(manager)
+        roles = dict(manager.speaker_context.infer_roles())
         kinds = split_budget(
-            total - self._overhead(manager, call_type), allocation,
+            total - self._overhead(manager, call_type, participants, roles), allocation,
             evidence=query is not None or call_type == "SEARCH",
             summaries=call_type != "IMMEDIATE_RESPONSE" or bool(manager.get_l1_segments()),
             recent=True,
@@ -121,12 +130,12 @@ class ContextBuilder:
             kinds["summaries"] -= kinds["summaries"] // 2
         # What the recent turns leave goes to the evidence (it answers the query), and what
         # the evidence leaves to the topic summaries.
-        recent_spent = self.budget.total(utterance_line(u) for u in recent)
+        recent_spent = self.lines_cost([utterance_line(u) for u in recent])
         evidence_budget = kinds["evidence"] + max(kinds["recent"] - recent_spent, 0)
         excerpts, documents = self._evidence(call_type, query, transcript, recent, evidence_budget)
-        spent = recent_spent + self.budget.total(
-            utterance_line(u) for e in excerpts for u in e.utterances
-        ) + self.budget.total(f"[D0] {d.source}: {d.text}" for d in documents)
+        spent = recent_spent + sum(
+            self.lines_cost([utterance_line(u) for u in e.utterances]) + 1 for e in excerpts  # + separator
+        ) + self.lines_cost([f"[D0] {d.source}: {d.text}" for d in documents])
         leftover = max(kinds["recent"] + kinds["evidence"] - spent, 0)
         segments = self._segments(manager.get_l1_segments(), query, required_topics,
                                   kinds["summaries"] + leftover)
@@ -138,8 +147,8 @@ class ContextBuilder:
             current_topic=manager.current_topic,
             topic_segments=segments or None,
             pending_items=manager.get_pending_items() if call_type != "IMMEDIATE_RESPONSE" else None,
-            participants=participants or self._participants(manager),
-            speaker_roles=dict(manager.speaker_context.infer_roles()),
+            participants=participants,
+            speaker_roles=roles,
             user_query=query,
             transcript_excerpts=excerpts,
             documents=documents,
@@ -161,7 +170,7 @@ class ContextBuilder:
         """Newest turns that fit; the latest turn is always kept (cut if it must be)."""
         if not utterances:
             return []
-        kept = self.budget.keep_newest(utterances, budget, text_of=utterance_line)
+        kept = self.budget.keep_newest(utterances, budget, text_of=utterance_line, per_item=1)
         if kept:
             return kept
         latest = utterances[-1]
@@ -202,7 +211,7 @@ class ContextBuilder:
                len(segment.key_points), len(segment.action_items), len(segment.pending_items))
         cost = self._segment_costs.get(key)
         if cost is None:
-            cost = self.budget.total(segment_lines(segment, topic_label(segment)))
+            cost = self.lines_cost(segment_lines(segment, topic_label(segment)))
             if len(self._segment_costs) > 4096:
                 self._segment_costs.clear()
             self._segment_costs[key] = cost
@@ -215,10 +224,10 @@ class ContextBuilder:
                  "key_decisions": segment.key_decisions[-2:], "pending_items": segment.pending_items[-1:],
                  "action_items": segment.action_items[-2:]}
         compact = segment.model_copy(update=lists)
-        fixed = self.budget.total(segment_lines(compact.model_copy(update={"summary": ""}), topic_label(segment)))
+        fixed = self.lines_cost(segment_lines(compact.model_copy(update={"summary": ""}), topic_label(segment)))
         if fixed >= room:
             compact = compact.model_copy(update={"key_decisions": [], "pending_items": [], "action_items": []})
-            fixed = self.budget.total(segment_lines(compact.model_copy(update={"summary": ""}), topic_label(segment)))
+            fixed = self.lines_cost(segment_lines(compact.model_copy(update={"summary": ""}), topic_label(segment)))
         summary = self.budget.truncate_to_budget(segment.summary, room - fixed - 4)
         return compact.model_copy(update={"summary": summary}) if summary else None
 
@@ -234,7 +243,7 @@ class ContextBuilder:
             return [], []
         doc_share = 0.6 if call_type == "SEARCH" else 0.3
         documents = self._document_passages(query, int(budget * doc_share)) if self._documents else []
-        spent = self.budget.total(f"[D0] {d.source}: {d.text}" for d in documents)
+        spent = self.lines_cost([f"[D0] {d.source}: {d.text}" for d in documents])
         excerpts: list[TranscriptExcerpt] = []
         if transcript is not None and len(transcript):
             shown = min((u.id for u in recent), default=transcript.last_seq + 1)
@@ -251,13 +260,21 @@ class ContextBuilder:
         ranked = rerank(diverse, query, text_of=lambda p: p.text, time_of=lambda p: None, now=self._clock())
         fitted = [p.model_copy(update={"text": self.budget.truncate_to_budget(p.text, max(budget // 2, 40))})
                   for p in ranked]
-        return self.budget.pack(fitted, budget, text_of=lambda p: f"[D0] {p.source}: {p.text}",
+        return self.budget.pack(fitted, budget, text_of=lambda p: f"[D0] {p.source}: {p.text}", per_item=1,
                                 skip_oversize=True)
 
-    def _overhead(self, manager: ContextManager, call_type: AgentCallType) -> int:
-        """Tokens of the prompt's fixed parts (meeting header, data notice, section titles)."""
+    def _overhead(
+        self,
+        manager: ContextManager,
+        call_type: AgentCallType,
+        participants: list[Participant] | None = None,
+        roles: dict[str, str] | None = None,
+    ) -> int:
+        """Tokens of the prompt's fixed parts (meeting header, data notice, participants and
+        their roles, section titles)."""
         empty = AgentContext(meeting_id=manager.meeting_id, current_time=self._clock(),
-                             call_type=call_type, current_topic=manager.current_topic)
+                             call_type=call_type, current_topic=manager.current_topic,
+                             participants=participants or [], speaker_roles=roles or {})
         return self.budget.count(format_context_as_system_prompt(empty)) + _SECTION_TITLES
 
     def shrink(self, ctx: AgentContext, factor: float) -> AgentContext:

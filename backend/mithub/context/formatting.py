@@ -70,7 +70,7 @@ def format_context_as_system_prompt(ctx: AgentContext) -> str:
         parts += [f"- {_q(item)}" for item in ctx.pending_items]
         parts.append("")
     if ctx.transcript_excerpts:
-        parts.append("## 회의 앞부분의 관련 발화 (검색)")
+        parts.append("## 회의 앞부분의 관련 발화 (검색, … 는 생략된 부분)")
         for excerpt in ctx.transcript_excerpts:
             parts += [utterance_line(u) for u in excerpt.utterances]
             parts.append("---")

@@ -6,6 +6,11 @@ cosine similarity of its embedding to the query; the two are fused with weighted
 document retriever does). Turn scores are then spread to their neighbours, because an answer
 is discussed over several turns, and the best short windows are returned verbatim.
 
+Long turns in an excerpt are condensed to their sentences that match the query (seed 000,
+context compression: key sentences first, then cut to the budget), marked with "…", so one
+budget covers more of an exchange: meetings are full of long turns of which one sentence
+answers the question.
+
 The index grows incrementally: BM25 keeps postings and document frequencies (no rebuild per
 utterance), embeddings come through the cached embedder (the topic detector already paid
 for them).
@@ -23,13 +28,17 @@ from mithub.context.spans import best_span
 from mithub.context.speaker_context import is_question
 from mithub.embedders import Embedder
 from mithub.text import content_tokens, has_hangul
+from mithub.text.sentences import split_sentences
 
 _K1, _B = 1.5, 0.75
 # Selection parameters, chosen on the QMSum meeting-QA benchmark (benchmarks/meeting_qa.py).
-SPAN_SHARE = 0.5
+SPAN_SHARE = 0.7
 SPAN_BASELINE_QUANTILE = 0.8
 SINGLE_TURN_GAP = 6
 QUESTION_TURN_WEIGHT = 0.5
+ELLIPSIS = "…"
+LINE_BREAK_TOKENS = 1
+MIN_CUT_WORDS = 4  # a sentence cut shorter than this says too little to quote
 _SPAN_KERNEL = np.hanning(23)[1:-1]
 
 
@@ -104,18 +113,24 @@ class TranscriptIndex:
         *,
         dense_weight: float = 0.5,
         speaker_boost: float = 1.0,
+        turn_max_tokens: int = 0,
     ) -> None:
+        """`count_tokens` costs a turn as formatted in the prompt; `turn_max_tokens` > 0
+        condenses longer turns in excerpts to that many tokens of text."""
         self._embedder = embedder
         self._count = count_tokens
         self._bm25 = IncrementalBM25()
         self._utterances: list[Utterance] = []
         self._costs: list[int] = []
+        self._line_costs: list[int] = []  # a turn's formatted line without its text
+        self._sentences: dict[int, list[str]] = {}
         self._questions: list[bool] = []
         self._vectors = np.zeros((0, embedder.dim), dtype=np.float32)
         self._seqs: list[int] = []
         self._speaker_names: dict[str, str] = {}
         self._dense_weight = dense_weight
         self._speaker_boost = speaker_boost
+        self._turn_max_tokens = turn_max_tokens
 
     @property
     def last_seq(self) -> int:
@@ -142,6 +157,7 @@ class TranscriptIndex:
         for utterance in fresh:
             self._bm25.add(content_tokens(f"{utterance.speaker_name} {utterance.text}"))
             self._costs.append(self._count(utterance))
+            self._line_costs.append(self._count(utterance.model_copy(update={"text": ""})))
             self._questions.append(is_question(utterance.text))
             self._seqs.append(utterance.id)
             self._speaker_names.setdefault(utterance.speaker_id, utterance.speaker_name.lower())
@@ -198,6 +214,11 @@ class TranscriptIndex:
         if n == 0 or not relevance.any():
             return []
         costs = np.asarray(self._costs[:n], dtype=np.float64)
+        if self._turn_max_tokens > 0:  # a long turn costs what its condensed form will
+            costs = np.minimum(costs, np.asarray(self._line_costs[:n]) + self._turn_max_tokens)
+        # Each quoted turn is a line of the prompt: one token more for its line break and the
+        # rounding a per-line count loses; a single turn also opens an excerpt (a separator).
+        costs = costs + LINE_BREAK_TOKENS
         chosen = np.zeros(n, dtype=bool)
         smooth = _smooth(relevance, _SPAN_KERNEL / _SPAN_KERNEL.sum())
         gains = smooth - np.quantile(smooth, SPAN_BASELINE_QUANTILE)
@@ -210,22 +231,85 @@ class TranscriptIndex:
         for i in positive[np.argsort(-relevance[positive], kind="stable")]:
             if budget_tokens - used < cheapest:
                 break
-            if blocked[i] or used + costs[i] > budget_tokens:
+            if blocked[i] or used + costs[i] + LINE_BREAK_TOKENS > budget_tokens:
                 continue
             chosen[i] = True
-            used += costs[i]
+            used += costs[i] + LINE_BREAK_TOKENS
             blocked[max(0, i - SINGLE_TURN_GAP + 1): i + SINGLE_TURN_GAP] = True
-        return self._excerpts(chosen, relevance)
+        return self._excerpts(chosen, relevance, query_terms(query))
 
-    def _excerpts(self, chosen: np.ndarray, relevance: np.ndarray) -> list[TranscriptExcerpt]:
+    def _excerpts(self, chosen: np.ndarray, relevance: np.ndarray, terms: list[str]) -> list[TranscriptExcerpt]:
         excerpts: list[TranscriptExcerpt] = []
         run: list[int] = []
         for i in [*np.flatnonzero(chosen).tolist(), -2]:
             if run and i != run[-1] + 1:
                 excerpts.append(TranscriptExcerpt(
-                    utterances=[self._utterances[j] for j in run],
+                    utterances=[self._shown(j, terms) for j in run],
                     score=float(relevance[run].max()),
                 ))
                 run = []
             run.append(i)
         return sorted(excerpts, key=lambda e: -e.score)
+
+    def _shown(self, row: int, terms: list[str]) -> Utterance:
+        """The turn as quoted: whole, or condensed to its sentences that match the query."""
+        utterance = self._utterances[row]
+        room = self._turn_max_tokens
+        if room <= 0 or self._costs[row] <= self._line_costs[row] + room:
+            return utterance
+        sentences = self._sentences.get(row)
+        if sentences is None:
+            sentences = self._sentences[row] = split_sentences(utterance.text) or [utterance.text]
+        text = condense(sentences, set(terms), lambda t: self._count(utterance.model_copy(update={"text": t})),
+                        self._line_costs[row] + room)
+        return utterance.model_copy(update={"text": text})
+
+
+def condense(sentences: Sequence[str], terms: set[str], cost: Callable[[str], int], budget: int) -> str:
+    """The sentences that best match `terms` (more distinct matches first, then earlier), in
+    their order, whose joined text costs at most `budget`; the room left is filled with the
+    best-matching stretch of the best sentence that did not fit whole. Whatever is left out
+    is marked "…"."""
+    texts = list(sentences)
+    cut_start = [False] * len(texts)
+    cut_end = [False] * len(texts)
+
+    def score(i: int) -> tuple[int, int]:
+        return (-len(terms.intersection(content_tokens(texts[i]))), i)
+
+    def joined(kept: list[int]) -> str:
+        parts = [ELLIPSIS] if kept[0] > 0 or cut_start[kept[0]] else []
+        for previous, i in zip([None, *kept], kept):
+            if previous is not None and (i != previous + 1 or cut_end[previous] or cut_start[i]):
+                parts.append(ELLIPSIS)
+            parts.append(texts[i])
+        if kept[-1] < len(texts) - 1 or cut_end[kept[-1]]:
+            parts.append(ELLIPSIS)
+        return " ".join(parts)
+
+    order = sorted(range(len(texts)), key=score)
+    kept: list[int] = []
+    for i in order:
+        if cost(joined(sorted([*kept, i]))) <= budget:
+            kept = sorted([*kept, i])
+    rest = [i for i in order if i not in kept]
+    if rest:  # the best stretch of the best sentence left out, cut to the room
+        i, words = rest[0], sentences[rest[0]].split()
+        matches = [bool(terms.intersection(content_tokens(w))) for w in words]
+        length = len(words) * 4 // 5
+        while length >= MIN_CUT_WORDS:
+            first = _best_window(matches, length)
+            texts[i] = " ".join(words[first : first + length])
+            cut_start[i], cut_end[i] = first > 0, first + length < len(words)
+            if cost(joined(sorted([*kept, i]))) <= budget:
+                return joined(sorted([*kept, i]))
+            length = length * 4 // 5
+        texts[i], cut_start[i], cut_end[i] = sentences[i], False, False
+    return joined(kept) if kept else ELLIPSIS
+
+
+def _best_window(matches: list[bool], length: int) -> int:
+    """Start of the `length`-word window with the most matching words (the earliest of equals)."""
+    prefix = np.concatenate([[0], np.cumsum(matches)])
+    counts = prefix[length:] - prefix[: len(matches) - length + 1]
+    return int(np.argmax(counts))
