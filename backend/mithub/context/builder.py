@@ -75,7 +75,7 @@ class ContextBuilder:
     def new_transcript_index(self) -> TranscriptIndex:
         """An empty index of a meeting's turns, costed as this builder formats them."""
         return TranscriptIndex(self._embedder, lambda u: self.budget.count(utterance_line(u)),
-                               turn_max_tokens=self.config.excerpt_turn_max_tokens)
+                               turn_max_tokens=self.config.excerpt_turn_max_tokens, count_text=self.budget.count)
 
     def lines_cost(self, lines: list[str]) -> int:
         """Tokens of `lines` as part of the prompt: one more per line for its line break and

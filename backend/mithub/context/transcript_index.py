@@ -23,6 +23,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 import numpy as np
 
+from mithub.budget import estimate_tokens
 from mithub.context.models import TranscriptExcerpt, Utterance
 from mithub.context.spans import best_span
 from mithub.context.speaker_context import is_question
@@ -114,16 +115,18 @@ class TranscriptIndex:
         dense_weight: float = 0.5,
         speaker_boost: float = 1.0,
         turn_max_tokens: int = 0,
+        count_text: Callable[[str], int] | None = None,
     ) -> None:
-        """`count_tokens` costs a turn as formatted in the prompt; `turn_max_tokens` > 0
-        condenses longer turns in excerpts to that many tokens of text."""
+        """`count_tokens` costs a turn as formatted in the prompt, `count_text` a bare text
+        (the seed 003 estimate if not given); `turn_max_tokens` > 0 condenses longer turns in
+        excerpts to that many tokens of text."""
         self._embedder = embedder
         self._count = count_tokens
         self._bm25 = IncrementalBM25()
         self._utterances: list[Utterance] = []
         self._costs: list[int] = []
         self._line_costs: list[int] = []  # a turn's formatted line without its text
-        self._sentences: dict[int, list[str]] = {}
+        self._sentences: dict[int, tuple[list[str], list[frozenset[str]]]] = {}  # per row, on first quote
         self._questions: list[bool] = []
         self._vectors = np.zeros((0, embedder.dim), dtype=np.float32)
         self._seqs: list[int] = []
@@ -131,6 +134,7 @@ class TranscriptIndex:
         self._dense_weight = dense_weight
         self._speaker_boost = speaker_boost
         self._turn_max_tokens = turn_max_tokens
+        self._count_text = count_text or estimate_tokens
 
     @property
     def last_seq(self) -> int:
@@ -257,25 +261,41 @@ class TranscriptIndex:
         room = self._turn_max_tokens
         if room <= 0 or self._costs[row] <= self._line_costs[row] + room:
             return utterance
-        sentences = self._sentences.get(row)
-        if sentences is None:
-            sentences = self._sentences[row] = split_sentences(utterance.text) or [utterance.text]
-        text = condense(sentences, set(terms), lambda t: self._count(utterance.model_copy(update={"text": t})),
-                        self._line_costs[row] + room)
-        return utterance.model_copy(update={"text": text})
+        split = self._sentences.get(row)
+        if split is None:
+            sentences = split_sentences(utterance.text) or [utterance.text]
+            split = self._sentences[row] = (sentences, [frozenset(content_tokens(t)) for t in sentences])
+        line = self._line_costs[row]
+        # Trial cuts are costed as the line plus the text (one token of slack for the rounding
+        # of the sum); the chosen cut is then checked as the formatted line.
+        for slack in (1, 2, 4, 8):
+            text = condense(split[0], set(terms), lambda t: line + self._count_text(t) + slack,
+                            line + room, sentence_terms=split[1])
+            shown = utterance.model_copy(update={"text": text})
+            if self._count(shown) <= line + room:
+                return shown
+        return shown
 
 
-def condense(sentences: Sequence[str], terms: set[str], cost: Callable[[str], int], budget: int) -> str:
+def condense(
+    sentences: Sequence[str],
+    terms: set[str],
+    cost: Callable[[str], int],
+    budget: int,
+    *,
+    sentence_terms: Sequence[frozenset[str]] | None = None,
+) -> str:
     """The sentences that best match `terms` (more distinct matches first, then earlier), in
     their order, whose joined text costs at most `budget`; the room left is filled with the
     best-matching stretch of the best sentence that did not fit whole. Whatever is left out
-    is marked "…"."""
+    is marked "…". `sentence_terms` are the sentences' content tokens, if already known."""
     texts = list(sentences)
     cut_start = [False] * len(texts)
     cut_end = [False] * len(texts)
+    known = sentence_terms or [frozenset(content_tokens(t)) for t in sentences]
 
     def score(i: int) -> tuple[int, int]:
-        return (-len(terms.intersection(content_tokens(texts[i]))), i)
+        return (-len(terms.intersection(known[i])), i)
 
     def joined(kept: list[int]) -> str:
         parts = [ELLIPSIS] if kept[0] > 0 or cut_start[kept[0]] else []
@@ -295,7 +315,8 @@ def condense(sentences: Sequence[str], terms: set[str], cost: Callable[[str], in
     rest = [i for i in order if i not in kept]
     if rest:  # the best stretch of the best sentence left out, cut to the room
         i, words = rest[0], sentences[rest[0]].split()
-        matches = [bool(terms.intersection(content_tokens(w))) for w in words]
+        lowered = [w.lower() for w in words]  # a term inside a word: "commit" in "commits", 예산 in 예산은
+        matches = [any(term in w for term in terms) for w in lowered]
         length = len(words) * 4 // 5
         while length >= MIN_CUT_WORDS:
             first = _best_window(matches, length)
@@ -310,6 +331,10 @@ def condense(sentences: Sequence[str], terms: set[str], cost: Callable[[str], in
 
 def _best_window(matches: list[bool], length: int) -> int:
     """Start of the `length`-word window with the most matching words (the earliest of equals)."""
-    prefix = np.concatenate([[0], np.cumsum(matches)])
-    counts = prefix[length:] - prefix[: len(matches) - length + 1]
-    return int(np.argmax(counts))
+    count = best = sum(matches[:length])
+    start = 0
+    for first in range(1, len(matches) - length + 1):
+        count += matches[first + length - 1] - matches[first - 1]
+        if count > best:
+            best, start = count, first
+    return start
