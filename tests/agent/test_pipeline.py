@@ -35,6 +35,16 @@ async def test_llm_free_answers_are_templates_with_citations(korean_meeting, cal
     assert f"(mode: {answer.mode})" in answer.render_text()
 
 
+@pytest.mark.parametrize("call_type", ["IMMEDIATE_RESPONSE", "SEARCH"])
+async def test_question_template_quotes_the_turn_with_the_answer(korean_meeting, call_type):
+    # SEARCH has room for a long stretch of discussion: the template quotes the turns of it
+    # that share the question's words, not the stretch's first two.
+    session, builder = korean_meeting
+    answer = await AgentPipeline(builder).call(session, call_type, "Q3 클라우드 예산은 얼마로 확정했나요?")
+    assert answer.mode == "template"
+    assert any("2억 4천만" in (c.quote or "") for c in answer.citations if c.kind == "utterance")
+
+
 async def test_summary_template_lists_topics_decisions_and_pending(korean_meeting):
     session, builder = korean_meeting
     answer = await AgentPipeline(builder).call(session, "SUMMARY")

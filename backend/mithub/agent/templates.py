@@ -14,8 +14,8 @@ from mithub.agent.answer import Citation
 from mithub.agent.attribution import context_citations
 from mithub.context import cues
 from mithub.context.formatting import topic_label
-from mithub.context.models import AgentContext
-from mithub.text import has_hangul, split_sentences
+from mithub.context.models import AgentContext, Utterance
+from mithub.text import content_tokens, has_hangul, split_sentences
 
 _LABELS = {
     True: {"summary": "회의 요약 (LLM 없이 회의 기록에서 정리)", "decisions": "결정", "pending": "미해결",
@@ -88,7 +88,14 @@ def _actions(ctx: AgentContext, labels: dict[str, str]) -> tuple[str, list[Citat
 
 def _related(ctx: AgentContext, labels: dict[str, str]) -> tuple[str, list[Citation]] | None:
     available = context_citations(ctx)
-    picked = [available[f"U{u.id}"] for e in ctx.transcript_excerpts[:3] for u in e.utterances[:2]
+    terms = set(content_tokens(ctx.user_query or ""))
+
+    def best_turns(utterances: list[Utterance]) -> list[Utterance]:
+        """The two turns of an excerpt that share most words with the question, in order."""
+        ranked = sorted(utterances, key=lambda u: -len(terms.intersection(content_tokens(u.text))))
+        return sorted(ranked[:2], key=lambda u: u.id)
+
+    picked = [available[f"U{u.id}"] for e in ctx.transcript_excerpts[:3] for u in best_turns(e.utterances)
               if f"U{u.id}" in available]
     picked += [available[f"D{i}"] for i in range(1, min(len(ctx.documents), 3) + 1)]
     if not picked:
