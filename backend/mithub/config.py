@@ -47,6 +47,13 @@ class ContextConfig(BaseSettings):
         20, ge=2, description="turns after a candidate compared with the memory of the meeting "
         "before it; a boundary is reported window-1+smoothing+peak radius turns later"
     )
+    topic_window_max_terms: int = Field(
+        200, ge=1, description="the window stops at the turn that brings it to this many content "
+        "words (long speeches), once it has topic_window_min_turns turns"
+    )
+    topic_window_min_turns: int = Field(
+        12, ge=1, description="fewest turns in the window however much they say"
+    )
     topic_memory_ratio: float = Field(
         0.2, gt=0, le=1, description="half-life of the decayed memory of earlier turns, as a "
         "share of the turns so far (at least half the window)"

@@ -86,6 +86,16 @@ async def test_two_topic_meeting_yields_one_boundary_in_the_past(detector):
     assert "채용" in change.topic_name
 
 
+async def test_a_topic_starts_at_its_first_turn_not_in_the_backchannel_before_it(detector):
+    lull = [("lee", "이지은", "네"), ("park", "박서준", "음"), ("kim", "김민수", "네 맞아요"),
+            ("lee", "이지은", "그렇죠"), ("park", "박서준", "네")]
+    utterances = meeting(topic_turns(BUDGET, 30), lull, topic_turns(HIRING, 30, offset=1))
+
+    changes = await detect_boundaries(detector, utterances)
+
+    assert [c.boundary_seq for c in changes] == [36]  # the first hiring turn, after the lull
+
+
 async def test_single_topic_meeting_has_no_boundary(detector):
     assert await detect_boundaries(detector, meeting(topic_turns(BUDGET, 70))) == []
 

@@ -1,8 +1,8 @@
 """LLM-free, online topic-shift detection over turn embeddings.
 
-For each candidate turn c the detector compares the next `window` turns (c .. c+window-1) with a
-memory of everything said before c, in three channels: sentence embeddings, content words and who
-is speaking (a new topic often brings a new questioner or presenter). The memory is an
+For each candidate turn c the detector compares the next turns (c .. c+window-1, or fewer, see
+below) with a memory of everything said before c, in three channels: sentence embeddings, content
+words and who is speaking (a new topic often brings a new questioner or presenter). The memory is an
 exponentially decayed sum of the past turns whose half-life grows with the meeting
 (`memory_ratio` x the turns so far, between window/2 and `memory_max_turns`): early on it is the
 last few turns, later it is the current topic as a whole, so the detector looks for changes at the
@@ -11,13 +11,22 @@ novelty (1 - cosine) and is turned into a z-score against the running mean and s
 channel in this meeting, so the threshold is relative to the meeting's own score distribution,
 never a raw cosine.
 
+The window is `window` turns or, when the turns are long, a fixed amount of content: it stops at the
+turn that brings it to `window_max_terms` content terms, once it has `window_min_turns` turns. In
+backchannel-heavy talk 20 turns hold a few dozen content words; in a hearing of long speeches they
+hold more than half a topic, and a window that reaches into the next topic blurs the change being
+scored.
+
 A fourth channel is the substance of the turn itself (its number of content terms, z-scored the
 same way): a topic tends to open with substantive turns (an announcement, a question, the start of
 a presentation) and to fade out in backchannel. The weighted z-scores are summed, smoothed over ±s
 turns, and a cue-phrase bonus of the turn itself is added. A boundary is a local maximum (±p
 turns) above `sigma` plus `boundary_step` for each boundary already found (meetings have a handful
 of topics, so each further one needs stronger evidence), at least `min_segment_turns` and
-`min_segment_ratio` x the turns so far after the previous boundary.
+`min_segment_ratio` x the turns so far after the previous boundary. The smoothed peak often sits
+on the backchannel lull before a topic ("okay", "right", "mm-hmm"); the new topic starts at the
+first turn that opens it: the peak turn or one of the next `smoothing` turns that has substance
+(`OPENING_TERMS` content terms) or a strong cue phrase.
 
 It is online: the decision about turn c needs window - 1 + s + p turns after it (the lookahead)
 and nothing later; the memory makes each step cost the same however long the meeting runs.
@@ -56,6 +65,9 @@ _FIXED_WEIGHTS = {"embedding": 1.0, "lexical": 0.5, "speaker": 1.0}
 # The threshold rises with each boundary found, for at most this many boundaries: in a long
 # meeting the bar should stop climbing once a typical number of topics has been seen.
 _MAX_RAISED_BOUNDARIES = 5
+# A turn with this many content terms (or a strong cue) can open a topic; fewer is backchannel.
+OPENING_TERMS = 3
+_STRONG_CUE = 1.0
 # Below this the decayed memory is rescaled and negligible words are dropped (memory stays flat).
 _RESCALE_BELOW = 1e-6
 _NEGLIGIBLE = 1e-4
@@ -94,6 +106,8 @@ class TurnFeatures:
 @dataclass(frozen=True)
 class ShiftParams:
     window_turns: int = 20
+    window_min_turns: int = 12
+    window_max_terms: int = 200
     memory_ratio: float = 0.2
     memory_max_turns: int = 100
     min_segment_turns: int = 15
@@ -126,10 +140,11 @@ class ShiftParams:
 class ShiftDecision:
     position: int  # 0-based turn index in the meeting of the first turn of the new topic
     seq: int
-    score: float  # smoothed novelty + cue bonus, in running standard deviations
+    score: float  # smoothed novelty + cue bonus at the peak, in running standard deviations
     novelty: float  # the semantic part alone
     cue: float  # the cue part (keyword and LLM evidence, weighted)
     threshold: float = 0.0  # what the score had to exceed (sigma + the raise for past boundaries)
+    llm_cue: float = 0.0  # the LLM's share of `cue`
 
 
 class LaggedStats:
@@ -320,12 +335,34 @@ class SemanticShiftDetector:
         """Weighted sum of the channels' z-scores at candidate `c`, divided by the weights'
         norm so that it stays in standard units (the channels are roughly independent)."""
         self._memory.add(self._turn(c - 1), 0.5 ** (1.0 / self.params.half_life(c)))
-        window = list(self._turns)[-self.params.window_turns :]
+        window = self._window()
         novelties = [1.0 - s for s in self._memory.similarities(window)]
         novelties.append(math.log1p(len(window[0].terms)))  # substance of the turn at c
         weights = self.params.channel_weights()
         total = sum(w * stats.push(x) for w, stats, x in zip(weights, self._stats, novelties))
         return total / math.sqrt(sum(w * w for w in weights))
+
+    def _window(self) -> list[TurnFeatures]:
+        """The turns compared with the memory: the last `window_turns` turns, cut after the one that
+        brings them to `window_max_terms` content terms once there are `window_min_turns`."""
+        p = self.params
+        window = list(self._turns)[-p.window_turns :]
+        terms = 0
+        for count, turn in enumerate(window, start=1):
+            terms += len(turn.terms)
+            if terms >= p.window_max_terms and count >= p.window_min_turns:
+                return window[:count]
+        return window
+
+    def _opening_turn(self, candidate: int) -> int:
+        """The turn that opens the topic whose score peaks at `candidate`: the first of it and the
+        next `smoothing_turns` turns with substance or a strong cue; else the candidate itself."""
+        last = min(self._seen - 1, candidate + self.params.smoothing_turns)
+        for position in range(candidate, last + 1):
+            turn = self._turn(position)
+            if len(turn.terms) >= OPENING_TERMS or turn.cue >= _STRONG_CUE:
+                return position
+        return candidate
 
     def _score(self, position: int, smoothed_at: int) -> float:
         offset = len(self._smoothed) - 1 - (smoothed_at - position)
@@ -344,12 +381,13 @@ class SemanticShiftDetector:
         shortest = max(p.min_segment_turns, p.min_segment_ratio * self._seen)
         if candidate - self._last_boundary < shortest:
             return None
-        self._last_boundary = candidate
-        self._boundaries += 1
         own, extra = self.cue_at(candidate)
         cue = p.cue_weight * own + extra
-        seq = self._turn(candidate).seq
-        return ShiftDecision(candidate, seq, score, score - cue, cue, threshold)
+        opening = self._opening_turn(candidate)
+        self._last_boundary = opening
+        self._boundaries += 1
+        seq = self._turn(opening).seq
+        return ShiftDecision(opening, seq, score, score - cue, cue, threshold, llm_cue=extra)
 
     # ------------------------------------------------------------------ state
 

@@ -102,6 +102,8 @@ class TopicDetector:
         self._llm = llm
         self._params = ShiftParams(
             window_turns=config.topic_window_turns,
+            window_min_turns=min(config.topic_window_min_turns, config.topic_window_turns),
+            window_max_terms=config.topic_window_max_terms,
             memory_ratio=config.topic_memory_ratio,
             memory_max_turns=config.topic_memory_max_turns,
             min_segment_turns=config.topic_min_segment_turns,
@@ -214,10 +216,11 @@ class TopicDetector:
     # ------------------------------------------------------------------ decisions
 
     def _change(self, decision: ShiftDecision) -> TopicChange:
-        own, extra = self._shift.cue_at(decision.position)
+        own = self._shift.cue_at(decision.position)[0]
         detector: DetectorKind = "semantic"
         if decision.novelty <= decision.threshold:
-            detector = "llm" if extra > self._params.cue_weight * own else "keyword"
+            keyword = decision.cue - decision.llm_cue
+            detector = "llm" if decision.llm_cue > keyword else "keyword"
         # At the threshold the confidence is 0.5; two standard deviations above it, 0.98.
         confidence = 1.0 / (1.0 + math.exp(-2.0 * (decision.score - decision.threshold)))
         name = self._llm_names.get(decision.seq) or self._keyword_name(decision.seq, own >= 1.0)
