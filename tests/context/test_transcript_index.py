@@ -4,7 +4,7 @@ import pytest
 
 from mithub.budget import TokenBudgetManager
 from mithub.context.formatting import utterance_line
-from mithub.context.transcript_index import ELLIPSIS, TranscriptIndex, condense
+from mithub.context.transcript_index import ELLIPSIS, KEY_TURN_ROOM_FACTOR, TranscriptIndex, condense
 
 from .conftest import utterance
 
@@ -72,23 +72,39 @@ def _index(embedder, turn_max_tokens: int) -> TranscriptIndex:
     return index
 
 
-@pytest.mark.parametrize("cap", [0, 25])
+@pytest.mark.parametrize("cap", [0, 10])
 def test_search_quotes_the_answer_within_the_budget(embedder, cap):
     index = _index(embedder, cap)
     excerpts = index.search("What is the cloud budget for the third quarter?", budget_tokens=200)
-    shown = [u for e in excerpts for u in e.utterances]
-    answer = next(u for u in shown if u.id == 10)
+    shown = {u.id: u for e in excerpts for u in e.utterances}
+    answer = shown[10]  # the most relevant turn: room for KEY_TURN_ROOM_FACTOR x the cap
     assert ANSWER in answer.text
-    assert BUDGET.total(utterance_line(u) for u in shown) <= 200
+    assert BUDGET.total(utterance_line(u) for u in shown.values()) <= 200
     if cap:
-        line = BUDGET.count(utterance_line(answer.model_copy(update={"text": ""})))
-        assert answer.text != LONG_TURN and BUDGET.count(utterance_line(answer)) <= line + cap
+        def line(u):
+            return BUDGET.count(utterance_line(u.model_copy(update={"text": ""})))
+        assert answer.text != LONG_TURN
+        assert BUDGET.count(utterance_line(answer)) <= line(answer) + KEY_TURN_ROOM_FACTOR * cap
+        other = shown[12]
+        assert "cloud budget" in other.text and BUDGET.count(utterance_line(other)) <= line(other) + cap
     else:
         assert answer.text == LONG_TURN
+
+
+def test_the_most_relevant_turn_gets_in_when_the_budget_is_small(embedder):
+    index = TranscriptIndex(embedder, lambda u: BUDGET.count(utterance_line(u)), turn_max_tokens=20)
+    talk = [utterance(i + 1, f"The cloud budget came up again, item {i}, nothing decided.", speaker="lee")
+            for i in range(12)]
+    filler = [utterance(13 + i, f"{FILLER[i % 4]} ({i})", speaker="kim") for i in range(10)]
+    answer = utterance(23, "Final answer: the cloud budget for the third quarter is fixed at 240 million won.",
+                       speaker="park")
+    index.add([*talk, *filler, answer])
+    excerpts = index.search("What is the cloud budget for the third quarter?", budget_tokens=60)
+    assert 23 in {u.id for e in excerpts for u in e.utterances}
 
 
 def test_condensed_turns_cover_more_of_the_exchange(embedder):
     query = "What is the cloud budget for the third quarter?"
     whole = _index(embedder, 0).search(query, budget_tokens=120)
-    condensed = _index(embedder, 25).search(query, budget_tokens=120)
+    condensed = _index(embedder, 10).search(query, budget_tokens=120)
     assert len({u.id for e in condensed for u in e.utterances}) > len({u.id for e in whole for u in e.utterances})

@@ -39,6 +39,7 @@ SINGLE_TURN_GAP = 6
 QUESTION_TURN_WEIGHT = 0.5
 ELLIPSIS = "…"
 LINE_BREAK_TOKENS = 1
+KEY_TURNS, KEY_TURN_ROOM_FACTOR = 1, 4
 MIN_CUT_WORDS = 4  # a sentence cut shorter than this says too little to quote
 _SPAN_KERNEL = np.hanning(23)[1:-1]
 
@@ -218,8 +219,9 @@ class TranscriptIndex:
         if n == 0 or not relevance.any():
             return []
         costs = np.asarray(self._costs[:n], dtype=np.float64)
-        if self._turn_max_tokens > 0:  # a long turn costs what its condensed form will
-            costs = np.minimum(costs, np.asarray(self._line_costs[:n]) + self._turn_max_tokens)
+        rooms = self._rooms(relevance)
+        if rooms is not None:  # a long turn costs what its condensed form will
+            costs = np.minimum(costs, np.asarray(self._line_costs[:n]) + rooms)
         # Each quoted turn is a line of the prompt: one token more for its line break and the
         # rounding a per-line count loses; a single turn also opens an excerpt (a separator).
         costs = costs + LINE_BREAK_TOKENS
@@ -227,6 +229,11 @@ class TranscriptIndex:
         smooth = _smooth(relevance, _SPAN_KERNEL / _SPAN_KERNEL.sum())
         gains = smooth - np.quantile(smooth, SPAN_BASELINE_QUANTILE)
         _, start, end = best_span(gains, costs, budget_tokens * span_share)
+        top = int(np.argmax(relevance))
+        top_cost = costs[top] + LINE_BREAK_TOKENS
+        if not start <= top < end and costs[start:end].sum() + top_cost > budget_tokens:
+            # The most relevant turn always gets in: in a small budget the stretch yields to it.
+            _, start, end = best_span(gains, costs, budget_tokens - top_cost)
         chosen[start:end] = True
         used = float(costs[chosen].sum())
         blocked = chosen.copy()  # a single turn keeps SINGLE_TURN_GAP turns from the others
@@ -240,25 +247,39 @@ class TranscriptIndex:
             chosen[i] = True
             used += costs[i] + LINE_BREAK_TOKENS
             blocked[max(0, i - SINGLE_TURN_GAP + 1): i + SINGLE_TURN_GAP] = True
-        return self._excerpts(chosen, relevance, query_terms(query))
+        return self._excerpts(chosen, relevance, query_terms(query), rooms)
 
-    def _excerpts(self, chosen: np.ndarray, relevance: np.ndarray, terms: list[str]) -> list[TranscriptExcerpt]:
+    def _rooms(self, relevance: np.ndarray) -> np.ndarray | None:
+        """Tokens of text each turn may keep when quoted: `turn_max_tokens`, and
+        KEY_TURN_ROOM_FACTOR times that for the KEY_TURNS most relevant turns (the best
+        evidence is quoted nearly whole; a Korean sentence alone is often 30 tokens).
+        None when condensing is off."""
+        if self._turn_max_tokens <= 0:
+            return None
+        rooms = np.full(len(relevance), self._turn_max_tokens, dtype=np.int64)
+        key = np.argsort(-relevance, kind="stable")[:KEY_TURNS]
+        rooms[key[relevance[key] > 0]] *= KEY_TURN_ROOM_FACTOR
+        return rooms
+
+    def _excerpts(
+        self, chosen: np.ndarray, relevance: np.ndarray, terms: list[str], rooms: np.ndarray | None
+    ) -> list[TranscriptExcerpt]:
         excerpts: list[TranscriptExcerpt] = []
         run: list[int] = []
         for i in [*np.flatnonzero(chosen).tolist(), -2]:
             if run and i != run[-1] + 1:
                 excerpts.append(TranscriptExcerpt(
-                    utterances=[self._shown(j, terms) for j in run],
+                    utterances=[self._shown(j, terms, 0 if rooms is None else int(rooms[j])) for j in run],
                     score=float(relevance[run].max()),
                 ))
                 run = []
             run.append(i)
         return sorted(excerpts, key=lambda e: -e.score)
 
-    def _shown(self, row: int, terms: list[str]) -> Utterance:
-        """The turn as quoted: whole, or condensed to its sentences that match the query."""
+    def _shown(self, row: int, terms: list[str], room: int) -> Utterance:
+        """The turn as quoted: whole, or condensed to `room` tokens of its sentences that
+        match the query (0: whole)."""
         utterance = self._utterances[row]
-        room = self._turn_max_tokens
         if room <= 0 or self._costs[row] <= self._line_costs[row] + room:
             return utterance
         split = self._sentences.get(row)
