@@ -127,6 +127,7 @@ class TranscriptIndex:
         self._utterances: list[Utterance] = []
         self._costs: list[int] = []
         self._line_costs: list[int] = []  # a turn's formatted line without its text
+        self._cost_array = self._line_cost_array = np.zeros(0)  # the two above, as of the last search
         self._sentences: dict[int, tuple[list[str], list[frozenset[str]]]] = {}  # per row, on first quote
         self._questions: list[bool] = []
         self._vectors = np.zeros((0, embedder.dim), dtype=np.float32)
@@ -218,10 +219,13 @@ class TranscriptIndex:
         relevance = relevance[:n]
         if n == 0 or not relevance.any():
             return []
-        costs = np.asarray(self._costs[:n], dtype=np.float64)
+        if len(self._cost_array) != len(self._costs):
+            self._cost_array = np.asarray(self._costs, dtype=np.float64)
+            self._line_cost_array = np.asarray(self._line_costs, dtype=np.float64)
+        costs = self._cost_array[:n]
         rooms = self._rooms(relevance)
         if rooms is not None:  # a long turn costs what its condensed form will
-            costs = np.minimum(costs, np.asarray(self._line_costs[:n]) + rooms)
+            costs = np.minimum(costs, self._line_cost_array[:n] + rooms)
         # Each quoted turn is a line of the prompt: one token more for its line break and the
         # rounding a per-line count loses; a single turn also opens an excerpt (a separator).
         costs = costs + LINE_BREAK_TOKENS
@@ -329,16 +333,18 @@ def condense(
         return " ".join(parts)
 
     order = sorted(range(len(texts)), key=score)
+    alone = [cost(t) for t in texts]
     kept: list[int] = []
     for i in order:
-        if cost(joined(sorted([*kept, i]))) <= budget:
+        if alone[i] <= budget and cost(joined(sorted([*kept, i]))) <= budget:
             kept = sorted([*kept, i])
     rest = [i for i in order if i not in kept]
     if rest:  # the best stretch of the best sentence left out, cut to the room
         i, words = rest[0], sentences[rest[0]].split()
         lowered = [w.lower() for w in words]  # a term inside a word: "commit" in "commits", 예산 in 예산은
         matches = [any(term in w for term in terms) for w in lowered]
-        length = len(words) * 4 // 5
+        # Start from the share of its words the room could hold, then shorten.
+        length = min(len(words) * 4 // 5, len(words) * budget // max(alone[i], 1) + 2)
         while length >= MIN_CUT_WORDS:
             first = _best_window(matches, length)
             texts[i] = " ".join(words[first : first + length])
