@@ -90,30 +90,36 @@ async def _evaluate(meetings: dict, questions: list[dict], embedder, config: Con
                 ctx = builder.build_context("IMMEDIATE_RESPONSE", manager, q["query"], transcript=index)
                 if name == "default":
                     build_ms.append((time.perf_counter() - t0) * 1000)
-                rows[name].append(_score(ctx, q, meeting, index, turn_of_seq))
+                rows[name].append(_score(ctx, q, meeting, index, turn_of_seq, where=name == "default"))
     return rows, build_ms
 
 
-def _score(ctx, q: dict, meeting: dict, index, turn_of_seq: dict[int, int]) -> dict:
+def _score(ctx, q: dict, meeting: dict, index, turn_of_seq: dict[int, int], *, where: bool) -> dict:
+    """Hit, recall and share of one context; with `where`, also where the relevance points
+    (the same for both builders, so measured once)."""
     shown = {u.id: len(u.text) for u in ctx.recent_utterances or []}
     shown |= {u.id: len(u.text) for e in ctx.transcript_excerpts for u in e.utterances}
     included = {turn_of_seq[s] for s in shown}
     gold = {i for a, b in q["gold_spans"] for i in range(a, b + 1)}
     gold_chars = sum(len(meeting["turns"][i]["text"].strip()) for i in gold)
     shown_chars = sum(n for s, n in shown.items() if turn_of_seq[s] in gold)
-    relevance, seqs = _relevance_before(index, q["query"], min(u.id for u in ctx.recent_utterances))
-    peaks = [turn_of_seq[seqs[p]] for p in _peaks(relevance)]
-    gold_rows = [i for i, seq in enumerate(seqs) if turn_of_seq[seq] in gold]
-    return {
-        "located": bool(set(peaks[:1]) & gold),
-        "located5": bool(set(peaks) & gold),
-        "gold_rank": int((relevance > relevance[gold_rows].max()).sum()) if gold_rows else 10**6,
+    row = {
         "domain": meeting["domain"],
         "hit": bool(gold & included),
         "recall": len(gold & included) / len(gold),
         "text_recall": min(shown_chars / max(gold_chars, 1), 1.0),
         "share": ctx.token_count / max(index.total_tokens, 1),
     }
+    if where:
+        relevance, seqs = _relevance_before(index, q["query"], min(u.id for u in ctx.recent_utterances))
+        peaks = [turn_of_seq[seqs[p]] for p in _peaks(relevance)]
+        gold_rows = [i for i, seq in enumerate(seqs) if turn_of_seq[seq] in gold]
+        row |= {
+            "located": bool(set(peaks[:1]) & gold),
+            "located5": bool(set(peaks) & gold),
+            "gold_rank": int((relevance > relevance[gold_rows].max()).sum()) if gold_rows else 10**6,
+        }
+    return row
 
 
 def _relevance_before(index, query: str, before: int) -> tuple[np.ndarray, list[int]]:

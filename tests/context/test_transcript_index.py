@@ -80,6 +80,9 @@ def test_search_quotes_the_answer_within_the_budget(embedder, cap):
     answer = shown[10]  # the most relevant turn: room for KEY_TURN_ROOM_FACTOR x the cap
     assert ANSWER in answer.text
     assert BUDGET.total(utterance_line(u) for u in shown.values()) <= 200
+    # Each excerpt states what its lines cost: a token per line break and one for its separator.
+    assert [e.tokens for e in excerpts] == [
+        sum(BUDGET.count(utterance_line(u)) + 1 for u in e.utterances) + 1 for e in excerpts]
     if cap:
         def line(u):
             return BUDGET.count(utterance_line(u.model_copy(update={"text": ""})))

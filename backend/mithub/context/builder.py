@@ -133,9 +133,8 @@ class ContextBuilder:
         recent_spent = self.lines_cost([utterance_line(u) for u in recent])
         evidence_budget = kinds["evidence"] + max(kinds["recent"] - recent_spent, 0)
         excerpts, documents = self._evidence(call_type, query, transcript, recent, evidence_budget)
-        spent = recent_spent + sum(
-            self.lines_cost([utterance_line(u) for u in e.utterances]) + 1 for e in excerpts  # + separator
-        ) + self.lines_cost([f"[D0] {d.source}: {d.text}" for d in documents])
+        spent = recent_spent + sum(e.tokens for e in excerpts) \
+            + self.lines_cost([f"[D0] {d.source}: {d.text}" for d in documents])
         leftover = max(kinds["recent"] + kinds["evidence"] - spent, 0)
         segments = self._segments(manager.get_l1_segments(), query, required_topics,
                                   kinds["summaries"] + leftover)

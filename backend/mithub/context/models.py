@@ -97,10 +97,12 @@ L1UpdateReason = Literal["topic_change", "turn_limit", "time_limit", "token_limi
 
 
 class TranscriptExcerpt(BaseModel):
-    """Consecutive turns of this meeting quoted verbatim (found by transcript search)."""
+    """Consecutive turns of this meeting, quoted whole or condensed (found by transcript
+    search); `tokens` is what its lines cost in the prompt, separator included."""
 
     utterances: list[Utterance]
     score: float = 0.0
+    tokens: int = 0
 
 
 class DocumentPassage(BaseModel):

@@ -39,7 +39,7 @@ SINGLE_TURN_GAP = 6
 QUESTION_TURN_WEIGHT = 0.5
 ELLIPSIS = "…"
 LINE_BREAK_TOKENS = 1
-KEY_TURNS, KEY_TURN_ROOM_FACTOR = 1, 4
+KEY_TURN_ROOM_FACTOR = 4  # the most relevant turn keeps this many times the condensing room
 MIN_CUT_WORDS = 4  # a sentence cut shorter than this says too little to quote
 _SPAN_KERNEL = np.hanning(23)[1:-1]
 
@@ -223,7 +223,8 @@ class TranscriptIndex:
             self._cost_array = np.asarray(self._costs, dtype=np.float64)
             self._line_cost_array = np.asarray(self._line_costs, dtype=np.float64)
         costs = self._cost_array[:n]
-        rooms = self._rooms(relevance)
+        top = int(np.argmax(relevance))
+        rooms = self._rooms(n, top)
         if rooms is not None:  # a long turn costs what its condensed form will
             costs = np.minimum(costs, self._line_cost_array[:n] + rooms)
         # Each quoted turn is a line of the prompt: one token more for its line break and the
@@ -233,7 +234,6 @@ class TranscriptIndex:
         smooth = _smooth(relevance, _SPAN_KERNEL / _SPAN_KERNEL.sum())
         gains = smooth - np.quantile(smooth, SPAN_BASELINE_QUANTILE)
         _, start, end = best_span(gains, costs, budget_tokens * span_share)
-        top = int(np.argmax(relevance))
         top_cost = costs[top] + LINE_BREAK_TOKENS
         if not start <= top < end and costs[start:end].sum() + top_cost > budget_tokens:
             # The most relevant turn always gets in: in a small budget the stretch yields to it.
@@ -253,16 +253,15 @@ class TranscriptIndex:
             blocked[max(0, i - SINGLE_TURN_GAP + 1): i + SINGLE_TURN_GAP] = True
         return self._excerpts(chosen, relevance, query_terms(query), rooms)
 
-    def _rooms(self, relevance: np.ndarray) -> np.ndarray | None:
-        """Tokens of text each turn may keep when quoted: `turn_max_tokens`, and
-        KEY_TURN_ROOM_FACTOR times that for the KEY_TURNS most relevant turns (the best
-        evidence is quoted nearly whole; a Korean sentence alone is often 30 tokens).
-        None when condensing is off."""
+    def _rooms(self, n: int, top: int) -> np.ndarray | None:
+        """Tokens of text each of the first `n` turns may keep when quoted: `turn_max_tokens`,
+        and KEY_TURN_ROOM_FACTOR times that for the most relevant turn `top` (the best evidence
+        is quoted nearly whole; a Korean sentence alone is often 30 tokens). None when
+        condensing is off."""
         if self._turn_max_tokens <= 0:
             return None
-        rooms = np.full(len(relevance), self._turn_max_tokens, dtype=np.int64)
-        key = np.argsort(-relevance, kind="stable")[:KEY_TURNS]
-        rooms[key[relevance[key] > 0]] *= KEY_TURN_ROOM_FACTOR
+        rooms = np.full(n, self._turn_max_tokens, dtype=np.int64)
+        rooms[top] *= KEY_TURN_ROOM_FACTOR
         return rooms
 
     def _excerpts(
@@ -272,20 +271,23 @@ class TranscriptIndex:
         run: list[int] = []
         for i in [*np.flatnonzero(chosen).tolist(), -2]:
             if run and i != run[-1] + 1:
+                shown = [self._shown(j, terms, 0 if rooms is None else int(rooms[j])) for j in run]
                 excerpts.append(TranscriptExcerpt(
-                    utterances=[self._shown(j, terms, 0 if rooms is None else int(rooms[j])) for j in run],
+                    utterances=[u for u, _ in shown],
                     score=float(relevance[run].max()),
+                    # each line and its break, then the separator (as `search` costed them)
+                    tokens=sum(cost + LINE_BREAK_TOKENS for _, cost in shown) + LINE_BREAK_TOKENS,
                 ))
                 run = []
             run.append(i)
         return sorted(excerpts, key=lambda e: -e.score)
 
-    def _shown(self, row: int, terms: list[str], room: int) -> Utterance:
-        """The turn as quoted: whole, or condensed to `room` tokens of its sentences that
-        match the query (0: whole)."""
+    def _shown(self, row: int, terms: list[str], room: int) -> tuple[Utterance, int]:
+        """The turn as quoted, and its line's tokens: whole, or condensed to `room` tokens of
+        its sentences that match the query (0: whole)."""
         utterance = self._utterances[row]
         if room <= 0 or self._costs[row] <= self._line_costs[row] + room:
-            return utterance
+            return utterance, self._costs[row]
         split = self._sentences.get(row)
         if split is None:
             sentences = split_sentences(utterance.text) or [utterance.text]
@@ -297,9 +299,10 @@ class TranscriptIndex:
             text = condense(split[0], set(terms), lambda t: line + self._count_text(t) + slack,
                             line + room, sentence_terms=split[1])
             shown = utterance.model_copy(update={"text": text})
-            if self._count(shown) <= line + room:
-                return shown
-        return shown
+            cost = self._count(shown)
+            if cost <= line + room:
+                break
+        return shown, cost
 
 
 def condense(
