@@ -1,0 +1,1 @@
+"""What a meeting settled: decisions, changes to past decisions, value normalisation."""

@@ -1,0 +1,56 @@
+"""What a meeting settled (DESIGN §5): decisions and changes to past decisions.
+
+These models cross boundaries (store, API, CLI JSON), so they are pydantic; every
+datetime is timezone-aware UTC.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Literal
+
+from pydantic import AwareDatetime, BaseModel, Field, field_validator
+
+
+def _as_utc(value: datetime) -> datetime:
+    return value.astimezone(timezone.utc)
+
+
+class Decision(BaseModel):
+    """One decision settled in a meeting, citing the utterance that settled it."""
+
+    id: str
+    meeting_id: str
+    seq: int = Field(ge=1)
+    speaker: str
+    time: AwareDatetime
+    subject: str
+    value: str
+    quote: str
+    status: Literal["active", "changed"] = "active"
+    changed_by: str | None = None
+
+    _utc = field_validator("time")(_as_utc)
+
+
+class PastRef(BaseModel):
+    """The past decision a change points at, as the notice quotes it."""
+
+    meeting_id: str
+    seq: int
+    quote: str
+
+
+class DecisionChange(BaseModel):
+    """A line of a later meeting that changes or contradicts an active decision."""
+
+    meeting_id: str
+    seq: int = Field(ge=1)
+    speaker: str
+    time: AwareDatetime
+    quote: str
+    kind: Literal["explicit", "implicit"]
+    decision_id: str
+    past: PastRef
+
+    _utc = field_validator("time")(_as_utc)
