@@ -1,0 +1,310 @@
+"""Date expressions in Korean and English meeting speech, resolved against the meeting's date.
+
+`resolve_date_expressions(text, reference)` finds every expression ("다음 주 화요일까지",
+"end of day tomorrow", "6월 첫 주", "Thursdays at two") and resolves it by the rules of the
+decisions benchmark README: a week-only expression is the Friday of that week, 이번 주 X요일
+is in the reference week and 다음 주 X요일 in the next, a bare weekday is the next such day
+after the reference, a day number without a month takes the month from `month_hint` (the
+last month the meeting named) or the reference. Recurring schedules, durations and
+deadlines relative to an event keep their text with no date; an event-relative one carries
+the event phrase (`anchor`) and its offset so the caller can date it once it knows when the
+event is.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from collections.abc import Callable
+from datetime import date, timedelta
+from typing import Literal
+
+from pydantic import BaseModel
+
+DateKind = Literal[
+    "date", "day", "weekday", "relative_day", "week", "month_end", "recurring", "duration", "event",
+]
+
+
+class DateMention(BaseModel):
+    """One date expression as said; `date` is None when it names no single calendar day."""
+
+    text: str
+    start: int
+    end: int
+    date: date | None
+    kind: DateKind
+    anchor: str | None = None
+    offset_days: int = 0
+
+
+KO_WEEKDAYS = "월화수목금토일"
+EN_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+EN_MONTHS = {
+    name: index + 1
+    for index, names in enumerate((
+        ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",),
+        ("june", "jun"), ("july", "jul"), ("august", "aug"), ("september", "sept", "sep"),
+        ("october", "oct"), ("november", "nov"), ("december", "dec"),
+    ))
+    for name in names
+}
+_UNITS = ("", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_ORD_UNITS = ("", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth")
+_ORD_TEENS = ("tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth",
+              "seventeenth", "eighteenth", "nineteenth")
+
+
+def _ordinal_words() -> dict[str, int]:
+    words = {w: i for i, w in enumerate(_ORD_UNITS) if w}
+    words.update({w: 10 + i for i, w in enumerate(_ORD_TEENS)})
+    words.update({"twentieth": 20, "thirtieth": 30})
+    for tens, base in (("twenty", 20), ("thirty", 30)):
+        for i, unit in enumerate(_ORD_UNITS[1:10 if base == 20 else 2], start=1):
+            for sep in ("-", " ", ""):
+                words[f"{tens}{sep}{unit}"] = base + i
+    return words
+
+
+EN_ORDINAL_DAY = _ordinal_words()
+EN_NUMBER_WORDS = {w: i for i, w in enumerate(_UNITS) if w} | {"ten": 10, "eleven": 11, "twelve": 12}
+KO_WEEK_OF_MONTH = {"첫": 1, "첫째": 1, "두": 2, "둘째": 2, "세": 3, "셋째": 3, "네": 4, "넷째": 4, "마지막": -1}
+_WEEK_SHIFT = {"이번": 0, "금": 0, "다음": 1, "담": 1, "차": 1, "다다음": 2, "this": 0, "next": 1}
+
+
+def en_day_number(word: str) -> int | None:
+    """"12", "12th", "twelfth", "twenty-second" -> the day number."""
+    word = word.lower().strip()
+    digits = re.match(r"\d{1,2}", word)
+    if digits:
+        return int(digits.group(0))
+    return EN_ORDINAL_DAY.get(word)
+
+
+# --- calendar arithmetic ------------------------------------------------------------------
+
+
+def _monday(day: date) -> date:
+    return day - timedelta(days=day.weekday())
+
+
+def _friday_of_week(day: date) -> date:
+    return _monday(day) + timedelta(days=4)
+
+
+def _month_end(year: int, month: int) -> date:
+    return date(year, month, calendar.monthrange(year, month)[1])
+
+
+def _add_months(day: date, months: int) -> tuple[int, int]:
+    index = day.year * 12 + day.month - 1 + months
+    return index // 12, index % 12 + 1
+
+
+def _year_for(reference: date, month: int) -> int:
+    """A month far behind the reference month is next year's (a January deadline said in
+    November)."""
+    return reference.year + (1 if month < reference.month - 6 else 0)
+
+
+def _next_weekday(reference: date, weekday: int) -> date:
+    """The first such weekday strictly after the reference: "목요일까지" said on a Thursday
+    means next week's."""
+    return reference + timedelta(days=(weekday - reference.weekday() - 1) % 7 + 1)
+
+
+def _safe_date(year: int, month: int, day: int) -> date | None:
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+def _day_only(reference: date, day: int, hint: int | None, weekday: int | None) -> date | None:
+    """A day number with the month from the hint, else the reference month or the next one
+    (a deadline is not in the past); a weekday said with it picks the month that fits."""
+    months = [_add_months(reference.replace(day=1), k) for k in (0, 1)]
+    if hint is not None:
+        months = [(_year_for(reference, hint), hint)]
+    options = [d for y, m in months if (d := _safe_date(y, m, day)) is not None]
+    if weekday is not None:
+        options = [d for d in options if d.weekday() == weekday] or options
+    elif hint is None:
+        options = [d for d in options if d >= reference] or options
+    return options[0] if options else None
+
+
+def _week_of_month(year: int, month: int, nth: int) -> date:
+    """Friday of the nth week of a month; the first week holds the month's first working day
+    (-1: the last week)."""
+    if nth < 0:
+        return _friday_of_week(_month_end(year, month))
+    first = date(year, month, 1)
+    while first.weekday() >= 5:
+        first += timedelta(days=1)
+    return _friday_of_week(first) + timedelta(weeks=nth - 1)
+
+
+# --- resolvers: (match, reference, month hint) -> (date, kind) ----------------------------
+
+_Resolved = tuple[date | None, DateKind]
+_Resolver = Callable[[re.Match[str], date, int | None], _Resolved]
+
+
+def _month_day(m: re.Match[str], ref: date, hint: int | None) -> _Resolved:
+    month = int(m["mon"]) if m["mon"].isdigit() else EN_MONTHS[m["mon"].lower().rstrip(".")]
+    day = en_day_number(m["day"])
+    found = _safe_date(ref.year, month, day) if day else None
+    if found is not None and (ref - found).days > 183:
+        found = _safe_date(ref.year + 1, month, found.day)
+    return found, "date"
+
+
+def _next_month_day(m: re.Match[str], ref: date, hint: int | None) -> _Resolved:
+    year, month = _add_months(ref.replace(day=1), 1)
+    return _safe_date(year, month, int(m["day"])), "date"
+
+
+def _day(m: re.Match[str], ref: date, hint: int | None) -> _Resolved:
+    weekday = KO_WEEKDAYS.index(m["wd"]) if m.groupdict().get("wd") else None
+    day = en_day_number(m["day"])
+    return (_day_only(ref, day, hint, weekday) if day else None), "day"
+
+
+def _weekday(m: re.Match[str], ref: date, hint: int | None) -> _Resolved:
+    word = m["wd"].lower()
+    weekday = KO_WEEKDAYS.index(word) if word in KO_WEEKDAYS else EN_WEEKDAYS.index(word)
+    which = (m.groupdict().get("which") or "").lower()
+    if which in _WEEK_SHIFT:
+        monday = _monday(ref) + timedelta(weeks=_WEEK_SHIFT[which])
+        return monday + timedelta(days=weekday), "weekday"
+    return _next_weekday(ref, weekday), "weekday"
+
+
+def _week(m: re.Match[str], ref: date, hint: int | None) -> _Resolved:
+    which = (m.groupdict().get("which") or "this").lower()
+    return _friday_of_week(ref) + timedelta(weeks=_WEEK_SHIFT.get(which, 0)), "week"
+
+
+def _week_of_month_res(m: re.Match[str], ref: date, hint: int | None) -> _Resolved:
+    month = int(m["mon"])
+    return _week_of_month(_year_for(ref, month), month, KO_WEEK_OF_MONTH[m["nth"]]), "week"
+
+
+def _month_end_res(m: re.Match[str], ref: date, hint: int | None) -> _Resolved:
+    mon = m.groupdict().get("mon")
+    if mon:
+        month = int(mon) if mon.isdigit() else EN_MONTHS[mon.lower().rstrip(".")]
+        return _month_end(_year_for(ref, month), month), "month_end"
+    year, month = _add_months(ref.replace(day=1), 1 if (m["which"] or "") in ("다음", "담", "next") else 0)
+    return _month_end(year, month), "month_end"
+
+
+def _relative_day(m: re.Match[str], ref: date, hint: int | None) -> _Resolved:
+    word = re.sub(r"\s+", " ", (m.groupdict().get("rel") or "").lower())
+    offsets = {"내일": 1, "낼": 1, "모레": 2, "내일모레": 2, "글피": 3, "tomorrow": 1,
+               "day after tomorrow": 2}
+    return ref + timedelta(days=offsets.get(word, 0)), "relative_day"
+
+
+def _undated(kind: DateKind) -> _Resolver:
+    return lambda m, ref, hint: (None, kind)
+
+
+# --- patterns -----------------------------------------------------------------------------
+
+_KWD = f"[{KO_WEEKDAYS}]"
+_KO_TIME = (r"(?:\s*(?:오전|오후|저녁|아침|점심|밤)(?:\s*\d{1,2}\s*시(?:\s*반|\s*\d{1,2}\s*분)?)?"
+            r"|\s*\d{1,2}\s*시(?:\s*반)?)?")
+_KO_WITHIN = r"(?:\s*(?:안에|안으로|중에|중으로|내로|내에|이내))?"
+_KO_WHICH = r"(?<![가-힣])(?P<which>이번|금|다음|담|다다음|차)"
+_EN_WD = "|".join(EN_WEEKDAYS)
+_EN_TIME = (r"(?:\s+(?:at\s+)?(?:\d{1,2}(?::\d{2})?\s*[ap]\.?m\.?|noon|\d{1,2}:\d{2})"
+            r"|\s+(?:morning|afternoon|evening|night))?")
+_EN_MON = "|".join(sorted(EN_MONTHS, key=len, reverse=True))
+_EN_ORD = "|".join(sorted(EN_ORDINAL_DAY, key=len, reverse=True))
+_EN_NUM = "|".join(EN_NUMBER_WORDS) + r"|\d{1,2}"
+# A bare ordinal is a day only when the sentence moves on after it ("by the 5th."), not in
+# "the first week".
+_EN_DAY_END = r"(?=\s*(?:$|[.,;!?)]|(?:at|and|or|then|so|please|latest|if|is|works)\b))"
+
+# (pattern, resolver): at overlapping places the longest match wins, then the earlier entry.
+_PATTERNS: list[tuple[str, _Resolver]] = [
+    (rf"(?:매주|격주|매달|매월|매일)(?:\s*{_KWD}요일|\s*\d{{1,2}}\s*일)?{_KO_TIME}|{_KWD}요일\s*마다"
+     r"|(?:이번|다음)\s*주\s*부터", _undated("recurring")),
+    (r"(?P<anchor>[가-힣A-Za-z0-9]+(?:\s+(?!\d)[가-힣A-Za-z0-9]+)?)\s+(?P<off>\d+\s*(?:일|주)\s*)?"
+     r"(?:전까지|전에|전날|직전|당일)", _undated("event")),
+    (r"다음\s*(?:회의|미팅|스프린트|정기\s*회의)\s*(?:때|전|까지)?", _undated("event")),
+    (r"(?<![\d.])\d{1,3}\s*(?:일|주|달|개월|시간)\s*(?:안에|이내|내에|내로|동안|정도|만에|간)"
+     r"|(?:한|두|세|네)\s*(?:달|주|시간)\s*(?:안에|이내|내에|동안|정도)", _undated("duration")),
+    (rf"(?P<mon>\d{{1,2}})\s*월\s*(?P<day>\d{{1,2}})\s*일(?:\s*{_KWD}요일)?{_KO_TIME}{_KO_WITHIN}", _month_day),
+    (rf"(?:다음|담)\s*달\s*(?P<day>\d{{1,2}})\s*일(?:\s*{_KWD}요일)?{_KO_TIME}", _next_month_day),
+    (rf"(?<![\d.])(?<!월 )(?<!기본 )(?<!최대 )(?<!최소 )(?P<day>\d{{1,2}})\s*일(?:\s*(?P<wd>{_KWD})요일{_KO_TIME}"
+     r"|(?=\s*(?:까지|에(?!\s*안)|부터|전|날|자(?![가-힣])|오전|오후)))", _day),
+    (rf"{_KO_WHICH}\s*주\s*(?P<wd>{_KWD})요일{_KO_TIME}{_KO_WITHIN}", _weekday),
+    (rf"(?<![매격])(?P<wd>{_KWD})요일{_KO_TIME}{_KO_WITHIN}", _weekday),
+    (r"(?P<mon>\d{1,2})\s*월\s*(?P<nth>첫째|첫|둘째|두|셋째|세|넷째|네|마지막)\s*(?:째\s*)?주", _week_of_month_res),
+    (rf"{_KO_WHICH}\s*주(?:\s*(?:안에|안으로|중에|중으로|내로|내에|중|말|까지))?", _week),
+    (r"(?P<mon>\d{1,2})\s*월\s*(?:말(?!씀)|안에|중에)|(?P<which>이번|다음|담)\s*달\s*(?:말|안에)|이달\s*말|월말",
+     _month_end_res),
+    (rf"(?P<rel>내일\s*모레|내일|낼|모레|글피|오늘|금일){_KO_TIME}{_KO_WITHIN}", _relative_day),
+    (r"(?<![가-힣])(?:오후|이따가?|오전\s*중)(?:에|\s*중에?|까지)", _relative_day),
+    (rf"(?i:\bevery\s+(?:{_EN_WD}|day|week|morning|other\s+week)\b{_EN_TIME}"
+     rf"|\b(?:{_EN_WD})s\b(?:\s+at\s+(?:{_EN_NUM})(?:\s*[ap]\.?m\.?)?)?|\bweekly\b|\bdaily\b|\beach\s+week\b)",
+     _undated("recurring")),
+    (rf"(?i:\b(?:in|within|for)\s+(?:a|an|{_EN_NUM})\s+(?:days?|weeks?|months?|hours?)\b)", _undated("duration")),
+    (r"(?i:\b(?:before|ahead\s+of)\s+(?P<anchor>(?:it|we|they|the|our|this)\b[\w\s-]{0,30}?)(?=[.,;!?]|$)"
+     r"|\bon\s+(?:launch|release|go-live)\s+day\b|\bby\s+the\s+next\s+(?:meeting|sprint|sync)\b)",
+     _undated("event")),
+    (rf"(?i:\b(?P<mon>{_EN_MON})\.?\s+(?:the\s+)?(?P<day>{_EN_ORD}|\d{{1,2}}(?:st|nd|rd|th)?)\b)", _month_day),
+    (rf"(?i:\bthe\s+(?P<day>{_EN_ORD}|\d{{1,2}}(?:st|nd|rd|th))\s+of\s+(?P<mon>{_EN_MON})\b)", _month_day),
+    (rf"(?i:\bthe\s+(?P<day>{_EN_ORD}|\d{{1,2}}(?:st|nd|rd|th)){_EN_DAY_END})", _day),
+    (rf"(?i:\b(?:(?P<which>this|next)\s+)?(?P<wd>{_EN_WD})\b(?!s){_EN_TIME})", _weekday),
+    (r"(?i:\b(?:(?:the\s+)?end\s+of\s+)?(?P<which>this|next)\s+week\b|\b(?:the\s+)?end\s+of\s+(?:the\s+)?week\b)",
+     _week),
+    (rf"(?i:\b(?:the\s+)?end\s+of\s+(?:(?P<which>this|next|the)\s+month|(?P<mon>{_EN_MON}))\b)", _month_end_res),
+    (r"(?i:\b(?:(?:the\s+)?end\s+of\s+(?:the\s+)?day\s+|eod\s+)?(?P<rel>day\s+after\s+tomorrow|tomorrow|today|tonight)"
+     r"\b(?:\s+(?:morning|afternoon|evening|night))?"
+     r"|\b(?:the\s+)?end\s+of\s+(?:the\s+)?day\b|\beod\b|\bthis\s+(?:afternoon|morning|evening)\b)", _relative_day),
+]
+_COMPILED = [(re.compile(pattern), resolver) for pattern, resolver in _PATTERNS]
+_PARTICLE_TAIL = re.compile(r"[가-힣]*")
+
+
+def _offset_days(m: re.Match[str]) -> int:
+    """"2주 전까지" -> -14, "전날" -> -1: the offset from the event the caller dates."""
+    groups = m.groupdict()
+    if groups.get("off"):
+        amount = int(re.match(r"\d+", groups["off"]).group(0))  # type: ignore[union-attr]
+        return -amount * (7 if "주" in groups["off"] else 1)
+    return -1 if m.group(0).endswith("전날") else 0
+
+
+def _candidates(text: str) -> list[tuple[int, int, int, re.Match[str], _Resolver]]:
+    found = []
+    for order, (pattern, resolver) in enumerate(_COMPILED):
+        for m in pattern.finditer(text):
+            if m.end() > m.start():
+                found.append((m.start(), m.end(), order, m, resolver))
+    return found
+
+
+def resolve_date_expressions(text: str, reference: date, *, month_hint: int | None = None) -> list[DateMention]:
+    """Every date expression in `text`, in order, each resolved against `reference` (the
+    meeting's local date). `month_hint` is the month for a bare day number ("19일에는")."""
+    chosen: list[tuple[int, int, int, re.Match[str], _Resolver]] = []
+    for cand in sorted(_candidates(text), key=lambda c: (-(c[1] - c[0]), c[2], c[0])):
+        if all(cand[1] <= c[0] or cand[0] >= c[1] for c in chosen):
+            chosen.append(cand)
+    mentions = []
+    for start, end, _, m, resolver in sorted(chosen, key=lambda c: c[0]):
+        resolved, kind = resolver(m, reference, month_hint)
+        if text[end - 1:end].isalpha() and "\uac00" <= text[end - 1] <= "\ud7a3":
+            end += _PARTICLE_TAIL.match(text, end).end() - end  # type: ignore[union-attr]
+        anchor = m.groupdict().get("anchor")
+        mentions.append(DateMention(
+            text=text[start:end].strip(), start=start, end=end, date=resolved, kind=kind,
+            anchor=anchor.strip() if anchor else None,
+            offset_days=_offset_days(m) if kind == "event" else 0,
+        ))
+    return mentions

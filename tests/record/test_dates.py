@@ -1,0 +1,97 @@
+"""Due-date resolution against a meeting date (rules of the decisions benchmark README)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from mithub.record.dates import resolve_date_expressions
+
+MON = date(2026, 5, 4)  # a Monday
+WED = date(2026, 5, 13)
+THU = date(2026, 5, 14)
+
+# (sentence, meeting date, expression as said, resolved date or None, kind)
+CASES = [
+    ("네, 이번 주 안에 구매 요청 올릴게요.", MON, "이번 주 안에", date(2026, 5, 8), "week"),
+    ("다음 주까지 2주 치 중단 기록 뽑아 올게요.", MON, "다음 주까지", date(2026, 5, 15), "week"),
+    ("다음 주 중에 초안 공유드릴게요.", THU, "다음 주 중에", date(2026, 5, 22), "week"),
+    ("금액은 다음 주에 말씀드릴게요.", THU, "다음 주에", date(2026, 5, 22), "week"),
+    ("서준 님, 다음 주 금요일까지 정리해 주세요.", MON, "다음 주 금요일까지", date(2026, 5, 15), "weekday"),
+    ("이번 주 금요일까지 비교표 드리겠습니다.", WED, "이번 주 금요일까지", date(2026, 5, 15), "weekday"),
+    ("기술 항목은 다음 주 화요일까지 코멘트 달아 둘게요.", WED, "다음 주 화요일까지", date(2026, 5, 19), "weekday"),
+    ("네, 목요일까지 정리할게요.", THU, "목요일까지", date(2026, 5, 21), "weekday"),
+    ("공고 나갑니다. 다음 주 월요일에요.", WED, "다음 주 월요일에요", date(2026, 5, 18), "weekday"),
+    ("22일 금요일까지는 하겠습니다.", date(2026, 5, 11), "22일 금요일까지는", date(2026, 5, 22), "day"),
+    ("5월 29일 금요일까지 배포하겠습니다.", date(2026, 5, 8), "5월 29일 금요일까지", date(2026, 5, 29), "date"),
+    ("서준 님은 7월 5일까지 준비해 주시고요.", MON, "7월 5일까지", date(2026, 7, 5), "date"),
+    ("서류 마감은 다음 달 12일, 그대로 갑니다.", THU, "다음 달 12일", date(2026, 6, 12), "date"),
+    ("6월 첫 주에 파일럿 돌려 보죠.", date(2026, 5, 11), "6월 첫 주에", date(2026, 6, 5), "week"),
+    ("외부 모의해킹은 8월 둘째 주에 진행하기로", MON, "8월 둘째 주에", date(2026, 8, 14), "week"),
+    ("네, 내일 오전에 올라가고요.", THU, "내일 오전에", date(2026, 5, 15), "relative_day"),
+    ("모레까지 보내 드릴게요.", MON, "모레까지", date(2026, 5, 6), "relative_day"),
+    ("정리된 건 제가 오후에 메일로 돌릴게요.", MON, "오후에", MON, "relative_day"),
+    ("제가 오늘 안에 전사에 공유할게요.", WED, "오늘 안에", WED, "relative_day"),
+    ("월말까지 정산 끝내죠.", MON, "월말까지", date(2026, 5, 31), "month_end"),
+    ("매주 월요일 오전에 지난주 치 정리해서 공유드릴게요.", MON, "매주 월요일 오전에", None, "recurring"),
+    ("이번 주부터 GPU 항목을 따로 빼서 보여 드릴게요.", MON, "이번 주부터", None, "recurring"),
+    ("입고되면 3일 안에 설치할게요.", MON, "3일 안에", None, "duration"),
+    ("다음 회의까지 측정해서 가져오겠습니다.", MON, "다음 회의까지", None, "event"),
+    ("공고 나가기 전에 날짜 확인해 주세요.", WED, "공고 나가기 전에", None, "event"),
+    ("Raj, can you update the board by end of day tomorrow?", WED, "end of day tomorrow", THU, "relative_day"),
+    ("I'll update the budget tracker tonight.", WED, "tonight", WED, "relative_day"),
+    ("Okay, I'll tell them today.", date(2026, 5, 12), "today", date(2026, 5, 12), "relative_day"),
+    ("Let's ship it next Wednesday.", MON, "next Wednesday", date(2026, 5, 13), "weekday"),
+    ("Raj ships it by Wednesday after the load test.", MON, "Wednesday", date(2026, 5, 6), "weekday"),
+    ("post a go or no-go by Monday 5 pm", WED, "Monday 5 pm", date(2026, 5, 18), "weekday"),
+    ("Can you come back with a proposal next week?", date(2026, 5, 6), "next week", date(2026, 5, 15), "week"),
+    ("Draft by May twenty-ninth?", WED, "May twenty-ninth", date(2026, 5, 29), "date"),
+    ("Ship on June 12.", MON, "June 12", date(2026, 6, 12), "date"),
+    ("I'm aiming to have it done by the twenty-second.", date(2026, 5, 12), "the twenty-second", date(2026, 5, 22), "day"),
+    ("Send it by the 5th.", date(2026, 5, 12), "the 5th", date(2026, 6, 5), "day"),
+    ("We close the books at the end of the month.", MON, "the end of the month", date(2026, 5, 31), "month_end"),
+    ("Weekly vendor sync, Thursdays at two, until we're live.", MON, "Thursdays at two", None, "recurring"),
+    ("Let's do it in two weeks.", MON, "in two weeks", None, "duration"),
+    ("Please check it before it goes out.", MON, "before it goes out", None, "event"),
+]
+
+
+@pytest.mark.parametrize(("text", "reference", "said", "resolved", "kind"), CASES)
+def test_expression_resolves_against_the_meeting_date(text, reference, said, resolved, kind):
+    mentions = {m.text: m for m in resolve_date_expressions(text, reference)}
+    assert said in mentions, f"{said!r} not found in {list(mentions)}"
+    mention = mentions[said]
+    assert (mention.date, mention.kind) == (resolved, kind)
+    assert text[mention.start:mention.end].strip() == said
+
+
+@pytest.mark.parametrize("text", [
+    "30일 지난 로그는 아카이브 티어로 내리죠.",   # a duration, not the 30th
+    "음성 원본은 기본 30일, 고객사가 설정",
+    "지금 주문 들어온 것만 처리하죠.",          # "금 주" inside words is not 이번 주
+    "I'll take the first week, since I know it best.",  # "the first week" is no day of month
+    "It may be slower than we thought.",
+])
+def test_no_date_where_none_was_said(text):
+    assert [m for m in resolve_date_expressions(text, MON) if m.date is not None] == []
+
+
+def test_bare_day_takes_the_month_hint():
+    [mention] = resolve_date_expressions("그래서 19일에는 제출해야 돼요.", date(2026, 5, 6), month_hint=8)
+    assert mention.date == date(2026, 8, 19)
+    assert mention.text == "19일에는"
+
+
+def test_event_offsets_are_kept_for_the_caller():
+    [before] = resolve_date_expressions("컷오버 2주 전까지 끝내죠", MON)
+    [eve] = resolve_date_expressions("이사 전날 짐 싸죠", MON)
+    assert (before.kind, before.anchor, before.offset_days) == ("event", "컷오버", -14)
+    assert (eve.anchor, eve.offset_days) == ("이사", -1)
+    assert before.date is None and eve.date is None
+
+
+def test_a_weekday_said_with_a_day_picks_the_matching_month():
+    # 3 June 2026 is a Wednesday: "3일 수요일" said on 20 May is June's.
+    [mention] = resolve_date_expressions("3일 수요일까지 할게요.", date(2026, 5, 20))
+    assert mention.date == date(2026, 6, 3)
