@@ -6,7 +6,7 @@ datetime is timezone-aware UTC.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, Field, field_validator
@@ -52,5 +52,35 @@ class DecisionChange(BaseModel):
     kind: Literal["explicit", "implicit"]
     decision_id: str
     past: PastRef
+
+    _utc = field_validator("time")(_as_utc)
+
+
+class ActionItem(BaseModel):
+    """A commitment made in a meeting: who does what, by when, citing where it was settled."""
+
+    meeting_id: str
+    seq: int = Field(ge=1)
+    owner: str
+    task: str
+    due_text: str | None = None
+    due_date: date | None = None
+    quote: str
+    support_seqs: list[int] = Field(default_factory=list)
+    speaker: str
+    time: AwareDatetime
+
+    _utc = field_validator("time")(_as_utc)
+
+
+class PendingItem(BaseModel):
+    """A topic the meeting left open (보류, 미정, "let's park that")."""
+
+    meeting_id: str
+    seq: int = Field(ge=1)
+    speaker: str
+    time: AwareDatetime
+    text: str
+    quote: str
 
     _utc = field_validator("time")(_as_utc)
