@@ -1,0 +1,115 @@
+"""Numbers as people say them, in Korean and English: "2억 4천만", "천오백", "이억 사천",
+"1,800", "eighty-four thousand", "twenty-five hundred", "ninety-nine point nine five".
+
+Only the magnitude is read here; what the number counts (won, percent, people, years) is
+the job of `record/values.py`.
+"""
+
+from __future__ import annotations
+
+import re
+
+_SINO_DIGITS = {"영": 0, "공": 0, "일": 1, "이": 2, "삼": 3, "사": 4, "오": 5,
+                "육": 6, "륙": 6, "칠": 7, "팔": 8, "구": 9}
+_SMALL_UNITS = {"십": 10, "백": 100, "천": 1000}
+_BIG_UNITS = {"만": 10**4, "억": 10**8, "조": 10**12}
+_UNIT_CHARS = "십백천만억조"
+_KO_CHARS = "영공일이삼사오육륙칠팔구" + _UNIT_CHARS
+
+# A run of digits and Sino-Korean numerals. A space may continue it only after a big unit
+# ("2억 4천만"), and only into a group that carries a unit or digits, so "1억 이번 주" stops.
+KOREAN_NUMBER = re.compile(
+    rf"(?<![가-힣\d.,])(?:\d[\d,]*(?:\.\d+)?|[{_KO_CHARS}])"
+    rf"(?:\d|,(?=\d)|\.(?=\d)|[{_KO_CHARS}]|(?<=[만억조]) (?=\d|[일이삼사오육칠팔구]?[{_UNIT_CHARS}]))*"
+)
+
+# Native Korean numerals: "세 명", "두 대", "열두 명", "시니어 둘".
+NATIVE_NUMBERS = {
+    "열다섯": 15, "열한": 11, "열하나": 11, "열두": 12, "열둘": 12, "열세": 13, "열셋": 13,
+    "열네": 14, "열넷": 14, "다섯": 5, "여섯": 6, "일곱": 7, "여덟": 8, "아홉": 9, "스무": 20,
+    "스물": 20, "하나": 1, "한": 1, "두": 2, "둘": 2, "세": 3, "셋": 3, "네": 4, "넷": 4, "열": 10,
+}
+
+_EN_ONES = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+    "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
+    "seventy": 70, "eighty": 80, "ninety": 90,
+}
+_EN_SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
+EN_NUMBER_WORDS = frozenset(_EN_ONES) | frozenset(_EN_SCALES) | {"hundred", "point"}
+
+
+def parse_korean_number(run: str) -> float | None:
+    """The value of a Korean number run ("2억 4천만" -> 240000000), or None when the run is
+    not a well-formed number (units out of order, two digits in a row)."""
+    total = 0.0
+    section = 0.0
+    current: float | None = None
+    last_small = 10**5
+    last_big = 10**13
+    for token in re.findall(r"\d[\d,]*(?:\.\d+)?|\S", run):
+        if token[0].isdigit():
+            if current is not None:
+                return None
+            current = float(token.replace(",", ""))
+        elif token in _SINO_DIGITS:
+            if current is not None:
+                return None
+            current = float(_SINO_DIGITS[token])
+        elif token in _SMALL_UNITS:
+            unit = _SMALL_UNITS[token]
+            if unit >= last_small:
+                return None
+            section += (1.0 if current is None else current) * unit
+            current, last_small = None, unit
+        elif token in _BIG_UNITS:
+            unit = _BIG_UNITS[token]
+            if unit >= last_big:
+                return None
+            section += current or 0.0
+            total += (section or 1.0) * unit
+            section, current, last_small, last_big = 0.0, None, 10**5, unit
+        else:
+            return None
+    section += current or 0.0
+    # Spoken shorthand: "2억 4천" and "이억 사천" mean 2억 4천만; the 만 is left unsaid.
+    if last_big == 10**8 and 0 < section < 10**4:
+        section *= 10**4
+    return total + section
+
+
+def is_plain_korean_run(run: str) -> bool:
+    """A run written without digits must carry a unit and more than one character, so
+    "일", "이", "만", "백" on their own (words, not numbers) are not read as numbers."""
+    if any(c.isdigit() for c in run):
+        return True
+    compact = run.replace(" ", "")
+    return len(compact) >= 2 and any(c in _UNIT_CHARS for c in compact)
+
+
+def parse_english_words(words: list[str]) -> float | None:
+    """The value of English number words (["twenty-five", "hundred"] -> 2500)."""
+    parts: list[str] = []
+    for word in words:
+        parts.extend(p for p in word.lower().split("-") if p and p != "and")
+    if not parts or parts[0] in {"hundred", "point"} | set(_EN_SCALES):
+        return None
+    total, current = 0.0, 0.0
+    for i, part in enumerate(parts):
+        if part == "point":
+            digits = [_EN_ONES.get(p) for p in parts[i + 1:]]
+            if not digits or any(d is None or d > 9 for d in digits):
+                return None
+            return total + current + float("0." + "".join(str(d) for d in digits))
+        if part in _EN_ONES:
+            current += _EN_ONES[part]
+        elif part == "hundred":
+            current = (current or 1) * 100
+        elif part in _EN_SCALES:
+            total += (current or 1) * _EN_SCALES[part]
+            current = 0.0
+        else:
+            return None
+    return total + current
