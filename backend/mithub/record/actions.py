@@ -1,0 +1,280 @@
+"""Action items of one meeting, LLM-free: who will do what, by when, and the lines that say so.
+
+A line yields a candidate when it requests work of a named or answering participant ("서준 님,
+… 해 주세요", "Liam, can you …"), assigns it ("Raj ships it by Wednesday", "성민 님이 하는 걸로
+할게요") or commits the speaker ("제가 할게요", "I'll email them today"). Candidates of the
+same person close together are one item when the later one accepts, restates or answers the
+earlier (an acceptance after a request, "Nora owns the landing page" after "I'll take it").
+The due date comes from the item's own words first, then its other lines, resolved against
+the meeting's date; "그 전까지"/"before it goes out" take the date of the event they name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import Literal
+
+from mithub.context.models import Utterance
+from mithub.record import commitments as cue
+from mithub.record.dates import DateMention, resolve_date_expressions
+from mithub.record.models import ActionItem
+
+# How far (in lines) an acceptance, a restatement or an answer may trail the line it completes.
+ACCEPT_WINDOW = 4
+RESTATE_WINDOW = 4
+QUOTE_CHARS = 200
+
+_DATED = ("date", "day", "weekday", "relative_day", "week", "month_end")
+_DEADLINE_MARK = re.compile(r"까지|전에|\bby\b|\buntil\b|\bbefore\b|\bno later than\b", re.IGNORECASE)
+_PRONOUN_ANCHOR = re.compile(r"^(?:그|그때|이|it|that|this|then|they|we)\b|^(?:그|그때|이)$", re.IGNORECASE)
+_MONTH = re.compile(r"(\d{1,2})\s*월(?!\s*요일)|\b(january|february|march|april|may|june|july|august|september"
+                    r"|october|november|december)\b(?=\s+(?:the\s+)?\d|\s+\w+(?:st|nd|rd|th)\b)", re.IGNORECASE)
+_EN_MONTH_NUMBER = {m: i for i, m in enumerate(
+    "january february march april may june july august september october november december".split(), start=1)}
+
+Kind = Literal["request", "assign", "commit"]
+
+
+@dataclass
+class _Candidate:
+    owner: str
+    line: int
+    kind: Kind
+    segment: str
+    inferred: bool = False
+
+
+@dataclass
+class _Item:
+    owner: str
+    line: int
+    kind: Kind
+    segment: str
+    lines: list[int] = field(default_factory=list)
+    dues: list[tuple[int, str]] = field(default_factory=list)  # (line, text to search for a due)
+
+
+def extract_action_items(
+    meeting_id: str, utterances: Sequence[Utterance], meeting_date: date
+) -> list[ActionItem]:
+    """Action items in the order they were settled; `meeting_date` is the meeting's local
+    start date, against which due dates resolve."""
+    turns = list(utterances)
+    names = list(dict.fromkeys(u.speaker_name for u in turns))
+    items: list[_Item] = []
+    for candidate in _candidates(turns, names):
+        _attach_or_add(items, candidate, turns)
+    _add_acceptances(items, turns)
+    hints = _month_hints(turns)
+    per_line = [item.line for item in items]
+    return [
+        _to_action_item(meeting_id, item, turns, meeting_date, hints, per_line.count(item.line) > 1)
+        for item in items
+    ]
+
+
+# --- candidates -----------------------------------------------------------------------------
+
+
+def _candidates(turns: list[Utterance], names: list[str]) -> list[_Candidate]:
+    found: list[_Candidate] = []
+    for line, turn in enumerate(turns):
+        previous = turns[line - 1].text if line > 0 else None
+        for sentence in cue.split_sentences(turn.text):
+            found.extend(_sentence_candidates(sentence, line, turns, names, previous))
+    return found
+
+
+def _sentence_candidates(
+    sentence: str, line: int, turns: list[Utterance], names: list[str], previous: str | None
+) -> list[_Candidate]:
+    speaker = turns[line].speaker_name
+    mentions = cue.doer_mentions(sentence, names, speaker)
+    requested = cue.is_request(sentence)
+    named = [
+        _Candidate(m.name, line, "request" if requested else "assign", _segment(sentence, mentions, i))
+        for i, m in enumerate(mentions)
+        if requested or cue.is_assignment(sentence, m)
+    ]
+    if named and not re.search(r"\bfrom\s+me\b", sentence, re.IGNORECASE):
+        return named
+    if cue.is_commit(sentence, previous):
+        return [_Candidate(cue.team_owner(sentence) or speaker, line, "commit", sentence)]
+    if requested and not mentions:
+        owner = _addressee(turns, line)
+        if owner is not None:
+            return [_Candidate(owner, line, "request", sentence, inferred=True)]
+    return []
+
+
+def _segment(sentence: str, mentions: list[cue.NameMention], index: int) -> str:
+    """The part of the sentence about one named person: from their name to the next name
+    (from the sentence start for the first one)."""
+    start = 0 if index == 0 else mentions[index].start
+    end = mentions[index + 1].start if index + 1 < len(mentions) else len(sentence)
+    return sentence[start:end]
+
+
+def _addressee(turns: list[Utterance], line: int) -> str | None:
+    """Who an unnamed request is for: the next speaker if they answer with a plain yes or a
+    promise, else the person who spoke just before."""
+    speaker = turns[line].speaker_name
+    if line + 1 < len(turns):
+        nxt = turns[line + 1]
+        if nxt.speaker_name != speaker and cue.is_acceptance(nxt.text):
+            return nxt.speaker_name
+    for back in range(line - 1, max(-1, line - 3), -1):
+        if turns[back].speaker_name != speaker:
+            return turns[back].speaker_name
+    return None
+
+
+# --- grouping -------------------------------------------------------------------------------
+
+
+def _attach_or_add(items: list[_Item], cand: _Candidate, turns: list[Utterance]) -> None:
+    target = _completed_item(items, cand)
+    if target is None:
+        items.append(_Item(cand.owner, cand.line, cand.kind, cand.segment, [cand.line], [(cand.line, cand.segment)]))
+        return
+    if cand.line not in target.lines:
+        target.lines.append(cand.line)
+    target.dues.append((cand.line, cand.segment))
+
+
+def _completed_item(items: list[_Item], cand: _Candidate) -> _Item | None:
+    """The earlier item this candidate completes, if any: a promise answering a request to
+    the same person, an unnamed request or a third-person restatement following their item,
+    or the same person on the same line."""
+    for item in reversed(items):
+        if item.owner != cand.owner:
+            continue
+        gap = cand.line - max(item.lines)
+        if cand.line == item.line and cand.kind != "commit":
+            return item
+        if cand.kind == "commit" and item.kind != "commit" and 0 < gap <= ACCEPT_WINDOW:
+            if cand.line - item.line <= ACCEPT_WINDOW + 2:
+                return item
+        if cand.kind != "commit" and (cand.inferred or cand.kind == "assign") and 0 <= gap <= RESTATE_WINDOW:
+            return item
+        return None
+    return None
+
+
+def _add_acceptances(items: list[_Item], turns: list[Utterance]) -> None:
+    """A plain yes from the owner right after a request or assignment is part of the item
+    (and may carry its date: "Sure, end of day tomorrow.")."""
+    for item in items:
+        if item.kind == "commit":
+            continue
+        for line in range(item.line + 1, min(len(turns), item.line + 3)):
+            turn = turns[line]
+            if turn.speaker_name == item.owner and cue.is_acceptance(turn.text):
+                if line not in item.lines:
+                    item.lines.append(line)
+                    item.dues.append((line, turn.text))
+                break
+
+
+# --- due dates ------------------------------------------------------------------------------
+
+
+def _month_hints(turns: list[Utterance]) -> list[int | None]:
+    """For each line, the last month named before it (or in it): a bare "19일" or "the 22nd"
+    is in that month."""
+    hints: list[int | None] = []
+    last: int | None = None
+    for turn in turns:
+        for m in _MONTH.finditer(turn.text):
+            last = int(m.group(1)) if m.group(1) else _EN_MONTH_NUMBER[m.group(2).lower()]
+        hints.append(last)
+    return hints
+
+
+def _mentions(text: str, line: int, meeting_date: date, hints: list[int | None]) -> list[DateMention]:
+    hint = hints[line - 1] if line > 0 else None
+    own = _MONTH.search(text)
+    return resolve_date_expressions(text, meeting_date, month_hint=hint if own is None else None)
+
+
+def _best_due(mentions: list[DateMention]) -> DateMention | None:
+    """A dated deadline over an undated one, one said with 까지/by over a passing date;
+    a duration ("3주 정도") only when nothing else was said."""
+    def rank(m: DateMention) -> tuple[int, int]:
+        tier = 0 if m.kind in _DATED else 1 if m.kind in ("event", "recurring") else 2
+        return tier, 0 if _DEADLINE_MARK.search(m.text) else 1
+    return min(mentions, key=rank) if mentions else None
+
+
+def _due(item: _Item, turns: list[Utterance], meeting_date: date, hints: list[int | None],
+         shared: bool) -> tuple[DateMention | None, int]:
+    """The item's due expression and the line it was said on. The item's own words first;
+    the rest of its line only when no one else got work on that line; then its other lines;
+    then the owner's own line just before (a date they proposed)."""
+    sources = list(item.dues)
+    whole = turns[item.line].text
+    if item.segment != whole and not shared:
+        sources.insert(1, (item.line, whole))
+    previous = item.line - 1
+    if previous >= 0 and turns[previous].speaker_name == item.owner:
+        sources.append((previous, turns[previous].text))
+    for line, text in sources:
+        best = _best_due(_mentions(text, line, meeting_date, hints))
+        if best is not None and best.kind != "duration":
+            return best, line
+    return None, item.line
+
+
+def _event_date(mention: DateMention, line: int, turns: list[Utterance], meeting_date: date,
+                hints: list[int | None]) -> date | None:
+    """The date of the event a deadline hangs on ("그 전까지", "공고 나가기 전에", "출시 당일"):
+    the last dated mention before it, in the same line or earlier ones, that names the event
+    (a pronoun takes the nearest date)."""
+    anchor = (mention.anchor or "").strip()
+    key = re.sub(r"(?:은|는|이|가|을|를|의|도)$", "", anchor.split()[0]) if anchor else ""
+    pronoun = not key or _PRONOUN_ANCHOR.match(anchor) is not None
+    same_line = turns[line].text[: mention.start]
+    lines = [(line, same_line)] + [(k, turns[k].text) for k in range(line - 1, -1, -1)]
+    for index, text in lines:
+        if not pronoun and key not in text:
+            continue
+        dated = [m for m in _mentions(text, index, meeting_date, hints) if m.date is not None]
+        if pronoun and index < line - 2:
+            return None
+        if dated:
+            return dated[-1].date + timedelta(days=mention.offset_days)  # type: ignore[operator]
+    return None
+
+
+# --- output ---------------------------------------------------------------------------------
+
+
+def _condense(text: str, limit: int = QUOTE_CHARS) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit)
+    return text[: cut if cut > limit // 2 else limit].rstrip(" ,") + "…"
+
+
+def _task(segment: str) -> str:
+    task = re.sub(r"^\W*(?:네|넵|예|좋아요|그럼|음|아|sure|yes|yeah|yep|okay|ok|and|so)\b[,.]?\s*", "",
+                  segment.strip(), flags=re.IGNORECASE)
+    return _condense(task or segment.strip(), 160)
+
+
+def _to_action_item(meeting_id: str, item: _Item, turns: list[Utterance], meeting_date: date,
+                    hints: list[int | None], shared: bool) -> ActionItem:
+    turn = turns[item.line]
+    due, due_line = _due(item, turns, meeting_date, hints, shared)
+    due_date = due.date if due else None
+    if due is not None and due.kind == "event":
+        due_date = _event_date(due, due_line, turns, meeting_date, hints)
+    return ActionItem(
+        meeting_id=meeting_id, seq=turn.id, owner=item.owner, task=_task(item.segment),
+        due_text=due.text if due else None, due_date=due_date, quote=_condense(turn.text),
+        support_seqs=sorted(turns[k].id for k in item.lines if k != item.line),
+        speaker=turn.speaker_name, time=turn.absolute_timestamp,
+    )

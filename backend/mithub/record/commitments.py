@@ -1,0 +1,160 @@
+"""Sentence-level cues of a commitment, in Korean and English: who is named as the doer, and
+whether a sentence requests work, assigns it, commits the speaker to it, or accepts it.
+
+`record/actions.py` assembles these per-sentence readings into action items across turns.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Hangul syllables ending in ㄹ: the future "-ㄹ게요" (할게요, 드릴게요, 올릴게요, 만들게요).
+_L_FINAL = "".join(chr(c) for c in range(0xAC00, 0xD7A4) if (c - 0xAC00) % 28 == 8)
+
+_KO_COMMIT = re.compile(rf"[{_L_FINAL}]\s*[게께]요?(?![가-힣])|[{_L_FINAL}]\s*[게께]요|겠습니다|겠어요")
+# Settling a value ("7월 22일로 하겠습니다") or steering the meeting ("정리하겠습니다") is
+# not a promise to do work.
+_KO_NOT_COMMIT = re.compile(
+    r"(?:으로|로|걸로|기로|대로)\s*(?:하|가|할|갈)(?:겠|게)|확정|결정하|보류|마치겠|넘어가|(?:안|못)\s*[하할]"
+    r"|않겠|^\W*(?:\S+\s+)?(?:그럼\s+)?(?:정리|마무리|시작)(?:할게요|하겠습니다)\W*$"
+)
+_KO_REQUEST = re.compile(
+    r"주세요|주시고|주시면|주시는|주실|주십시오|부탁(?:드|해|합)|맡아\s*주|가능하세요|가능할까요|해\s*줄래"
+)
+_KO_ASSIGN = re.compile(r"(?:걸로|기로)\s*(?:할게요|하겠습니다|하죠|해요|합시다|했|하고)|맡기로|정하죠|보시죠")
+_KO_TEAM = re.compile(r"저희\s*(?P<team>[가-힣A-Za-z0-9]+팀)(?:에서|이|은|가)")
+_KO_SELF = re.compile(r"제가|저희가|저는")
+
+_EN_COMMIT = re.compile(
+    r"\bI(?:'ll|\s+will|'m\s+going\s+to|\s+am\s+going\s+to|'m\s+aiming\s+to)\b(?!\s+(?:not|never)\b)"
+    r"|^\W*(?:\w+,?\s+)?will\s+do\b|\bfrom\s+me\b",
+    re.IGNORECASE,
+)
+_EN_CAN = re.compile(r"\bI\s+can\b(?!'t|\s+not)", re.IGNORECASE)
+_EN_NOT_COMMIT = re.compile(
+    r"\bI'd\b|\bif\b|\bI'll\s+be\s+(?:out|away|off)\b"
+    # A shift in a rotation is a schedule, not a task.
+    r"|\btak(?:e|es|ing)\s+(?:the\s+)?(?:first|second|next|this|that)?\s*(?:week|shift|day|weekend|rotation)\b",
+    re.IGNORECASE,
+)
+_EN_REQUEST = re.compile(
+    r"\b(?:can|could|would|will)\s+you\b|\bplease\b|\byou\s+(?:run|own|take|handle|drive|lead|do)\s+(?:it|that|this)\b"
+    r"|\byou\s+can\s+\w+\s+it\b",
+    re.IGNORECASE,
+)
+_EN_NOT_ACTION_VERBS = frozenset(
+    "is was has says said thinks wants needs likes knows seems agrees asked mentions does gets".split()
+)
+_HYPOTHETICAL = re.compile(r"만약|만일|\bsuppose\b|\bin case\b", re.IGNORECASE)
+_OWNERSHIP_QUESTION = re.compile(r"누가|누구|\bwho\b", re.IGNORECASE)
+_AFFIRMATIVE = re.compile(
+    r"^\W*(?:네+|넵|예|응|알겠습니다|알겠어요|그럴게요|좋아요|sure|yes|yep|yeah|okay|ok|will do|works for me"
+    r"|sounds good|on it|got it|of course)\b",
+    re.IGNORECASE,
+)
+_KO_RECIPIENT = re.compile(r"^\s*(?:님|씨)?\s*(?:께|에게|한테|이랑|하고|랑|과|와|을|를|의|도\s*초대)")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+@dataclass(frozen=True)
+class NameMention:
+    """A participant named as a possible doer: `name` is their speaker_name."""
+
+    name: str
+    start: int
+    end: int
+
+
+def split_sentences(text: str) -> list[str]:
+    return [s for s in _SENTENCE_END.split(text.strip()) if s]
+
+
+def name_forms(name: str) -> set[str]:
+    """How a participant is called: the full name, a Korean given name ("성민" for 박성민,
+    said with 님/씨), an English first name ("Raj" for Raj Patel)."""
+    forms = {name}
+    if re.fullmatch(r"[가-힣]{3,4}", name):
+        forms.add(name[1:])
+    parts = name.split()
+    if len(parts) > 1 and len(parts[0]) >= 2:
+        forms.add(parts[0])
+    return forms
+
+
+def doer_mentions(sentence: str, names: list[str], speaker: str) -> list[NameMention]:
+    """Participants named in the sentence as subject or addressee, in order; a recipient
+    ("서준 님께", "저한테") or object ("ask Raj") is no doer, and neither is the speaker."""
+    found: list[NameMention] = []
+    for name in names:
+        if name == speaker:
+            continue
+        for form in sorted(name_forms(name), key=len, reverse=True):
+            korean_given = form != name and re.fullmatch(r"[가-힣]+", form) is not None
+            pattern = re.escape(form) + (r"\s*(?:님|씨)" if korean_given else r"(?:\s*(?:님|씨))?")
+            for m in re.finditer(rf"(?<![가-힣A-Za-z]){pattern}", sentence):
+                if _KO_RECIPIENT.match(sentence[m.end():]) or _english_object(sentence, m.start()):
+                    continue
+                if all(m.start() >= f.end or m.end() <= f.start for f in found):
+                    found.append(NameMention(name, m.start(), m.end()))
+    return sorted(found, key=lambda f: f.start)
+
+
+def _english_object(sentence: str, start: int) -> bool:
+    return re.search(r"\b(?:to|with|from|for|ask|tell|call|email|ping|cc|thanks|thank)\s+$",
+                     sentence[:start], re.IGNORECASE) is not None
+
+
+def is_commit(sentence: str, previous_line: str | None) -> bool:
+    """The speaker promises to do something ("제가 할게요", "I'll send it", "Will do")."""
+    if _HYPOTHETICAL.search(sentence):
+        return False
+    if _KO_COMMIT.search(sentence) and not _KO_NOT_COMMIT.search(sentence):
+        return True
+    if _EN_NOT_COMMIT.search(sentence):
+        return False
+    if _EN_COMMIT.search(sentence):
+        return True
+    # "I can ask." answers "Can we ...?"; elsewhere "I can" only says what is possible.
+    asked = previous_line is not None and re.search(r"\b(?:can|could)\b.*\?", previous_line, re.IGNORECASE)
+    return bool(_EN_CAN.search(sentence) and asked)
+
+
+def is_request(sentence: str) -> bool:
+    """Work asked of someone ("해 주세요", "can you", "you run it")."""
+    if _HYPOTHETICAL.search(sentence) or _OWNERSHIP_QUESTION.search(sentence):
+        return False
+    return bool(_KO_REQUEST.search(sentence) or _EN_REQUEST.search(sentence))
+
+
+def is_assignment(sentence: str, mention: NameMention) -> bool:
+    """A statement giving the named person the work ("성민 님이 하는 걸로 할게요",
+    "Raj ships it by Wednesday", "Priya owns it")."""
+    if _HYPOTHETICAL.search(sentence) or _EN_NOT_COMMIT.search(sentence):
+        return False
+    if _KO_ASSIGN.search(sentence[mention.end:]):
+        return True
+    after = sentence[mention.end:]
+    verb = re.match(r"\s+(?:(?:will|'ll|is\s+going\s+to|can)\s+(\w+)|([a-z]+s)\b)", after)
+    if verb is None:
+        return False
+    word = verb.group(1) or verb.group(2)
+    return word.lower() not in _EN_NOT_ACTION_VERBS
+
+
+def team_owner(sentence: str) -> str | None:
+    """"저희 IT팀에서 할게요": the team takes the work."""
+    m = _KO_TEAM.search(sentence)
+    return m["team"] if m else None
+
+
+def is_acceptance(text: str) -> bool:
+    """A short yes to a request ("네", "Sure", "Yep, by Friday"), or a yes with a promise."""
+    if not _AFFIRMATIVE.search(text):
+        return False
+    words = re.findall(r"[\w'-]+", text)
+    return len(words) <= 4 or is_commit(text, None)
+
+
+def is_self_reference(sentence: str) -> bool:
+    return _KO_SELF.search(sentence) is not None or re.search(r"\bI\b", sentence) is not None

@@ -1,0 +1,166 @@
+"""Action items on the decisions benchmark (`../shared/benchmarks/data/decisions/`), scored
+exactly as its README says: a system item matches a gold item when its line is the gold
+`index` or one of its `support_indices` and the owner is the same person (maximum bipartite
+matching); precision, recall, F1, owner accuracy (line-only matching, same-owner pairs first)
+and due-date accuracy over the matched pairs; micro-averaged, Korean and English apart.
+Owners are compared as `speaker_name`s: the extractor maps "성민 님"/"Marcus" to the
+speaker's name itself, the scorer maps nothing.
+
+    .venv/bin/python benchmarks/decisions_actions.py [--no-write] [--details]
+
+`score_actions()` is what `benchmarks/decisions.py` imports.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import REPO_ROOT, markdown_table, write_results_section  # noqa: E402
+
+from mithub.context.models import Utterance  # noqa: E402
+from mithub.record.actions import extract_action_items  # noqa: E402
+
+DATA = REPO_ROOT.parent / "shared" / "benchmarks" / "data" / "decisions"
+SECTION = "Action items"
+
+Pair = tuple[int, int]
+
+
+def _matching(edges: dict[int, list[int]], n_left: int, fixed: Sequence[Pair] = ()) -> list[Pair]:
+    """Maximum bipartite matching (Kuhn's augmenting paths) over left nodes 0..n_left-1;
+    `fixed` pairs are kept and only extended."""
+    right_of: dict[int, int] = {r: l for l, r in fixed}
+    left_done = {l for l, _ in fixed}
+
+    def augment(left: int, seen: set[int]) -> bool:
+        for right in edges.get(left, []):
+            if right in seen:
+                continue
+            seen.add(right)
+            if right not in right_of or augment(right_of[right], seen):
+                right_of[right] = left
+                return True
+        return False
+
+    for left in range(n_left):
+        if left not in left_done:
+            augment(left, set())
+    return sorted((l, r) for r, l in right_of.items())
+
+
+def score_meeting(gold: list[dict], system: list[dict]) -> dict[str, int]:
+    """Counts for one meeting; `system` items carry `index`, `owner`, `due_date` (ISO or None)."""
+    def line_ok(g: dict, s: dict) -> bool:
+        return s["index"] == g["index"] or s["index"] in g["support_indices"]
+
+    strict = {gi: [si for si, s in enumerate(system) if line_ok(g, s) and s["owner"] == g["owner"]]
+              for gi, g in enumerate(gold)}
+    loose = {gi: [si for si, s in enumerate(system) if line_ok(g, s)] for gi, g in enumerate(gold)}
+    pairs = _matching(strict, len(gold))
+    line_pairs = _matching(loose, len(gold), fixed=pairs)
+    due_ok = sum(1 for gi, si in pairs if system[si]["due_date"] == gold[gi]["due_date"])
+    owner_ok = sum(1 for gi, si in line_pairs if system[si]["owner"] == gold[gi]["owner"])
+    return {
+        "gold": len(gold), "system": len(system), "matched": len(pairs),
+        "line_matched": len(line_pairs), "owner_ok": owner_ok, "due_ok": due_ok,
+    }
+
+
+def _figures(counts: dict[str, int]) -> dict[str, float | int]:
+    p = counts["matched"] / counts["system"] if counts["system"] else 0.0
+    r = counts["matched"] / counts["gold"] if counts["gold"] else 0.0
+    f1 = 2 * p * r / (p + r) if p + r else 0.0
+    owner = counts["owner_ok"] / counts["line_matched"] if counts["line_matched"] else 0.0
+    due = counts["due_ok"] / counts["matched"] if counts["matched"] else 0.0
+    return {**counts, "precision": p, "recall": r, "f1": f1, "owner_accuracy": owner, "due_accuracy": due}
+
+
+def _utterances(path: Path, started_at: datetime) -> list[Utterance]:
+    turns = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        row = json.loads(line)
+        turns.append(Utterance(
+            id=number, speaker_id=row["speaker_id"], speaker_name=row["speaker_name"], text=row["text"],
+            start_ms=row["start_ms"], end_ms=row["end_ms"],
+            absolute_timestamp=started_at + timedelta(milliseconds=row["start_ms"]),
+        ))
+    return turns
+
+
+Extractor = Callable[[str, list[Utterance], datetime], list[dict]]
+
+
+def system_items(meeting_id: str, turns: list[Utterance], started_at: datetime) -> list[dict]:
+    """The extractor's items as the scorer reads them: 0-based line, owner, ISO due date."""
+    items = extract_action_items(meeting_id, turns, started_at.date())
+    return [{"index": a.seq - 1, "owner": a.owner, "due_date": a.due_date.isoformat() if a.due_date else None,
+             "due_text": a.due_text, "support": [s - 1 for s in a.support_seqs]} for a in items]
+
+
+def score_actions(data: Path = DATA, extractor: Extractor = system_items,
+                  details: list[dict] | None = None) -> dict:
+    """Micro-averaged figures for all series, per language and per series."""
+    totals: dict[str, dict[str, int]] = {}
+    for series_dir in sorted(p for p in data.iterdir() if (p / "actions.json").exists()):
+        gold_meta = json.loads((series_dir / "gold.json").read_text(encoding="utf-8"))
+        actions = json.loads((series_dir / "actions.json").read_text(encoding="utf-8"))
+        starts = {m["meeting_id"]: datetime.fromisoformat(m["started_at"]) for m in gold_meta["meetings"]}
+        for number, meeting in enumerate(actions["meetings"], start=1):
+            started = starts[meeting["meeting_id"]]
+            turns = _utterances(series_dir / f"meeting{number}.jsonl", started)
+            system = extractor(meeting["meeting_id"], turns, started)
+            counts = score_meeting(meeting["actions"], system)
+            if details is not None:
+                details.append({"meeting_id": meeting["meeting_id"], "gold": meeting["actions"],
+                                "system": system, "counts": counts})
+            for key in ("all", gold_meta["language"], series_dir.name):
+                bucket = totals.setdefault(key, dict.fromkeys(counts, 0))
+                for name, value in counts.items():
+                    bucket[name] += value
+    return {key: _figures(counts) for key, counts in totals.items()}
+
+
+def _row(name: str, f: dict) -> list[object]:
+    return [name, f["gold"], f["system"], f["matched"], f"{f['precision']:.3f}", f"{f['recall']:.3f}",
+            f"{f['f1']:.3f}", f"{f['owner_accuracy']:.3f}", f"{f['due_accuracy']:.3f}"]
+
+
+def results_table(scores: dict) -> str:
+    header = ["set", "gold", "system", "matched", "precision", "recall", "F1", "owner acc.", "due-date acc."]
+    order = ["all", "ko", "en"] + sorted(k for k in scores if k not in ("all", "ko", "en"))
+    return markdown_table(header, [_row(k, scores[k]) for k in order if k in scores])
+
+
+def _print_details(details: list[dict]) -> None:
+    for meeting in details:
+        print(f"== {meeting['meeting_id']} {meeting['counts']}")
+        for g in meeting["gold"]:
+            print(f"  gold {g['index']:>3} {g['owner']} {g['due_text']!r} {g['due_date']} {g['support_indices']}")
+        for s in meeting["system"]:
+            print(f"  sys  {s['index']:>3} {s['owner']} {s['due_text']!r} {s['due_date']} {s['support']}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md alone")
+    parser.add_argument("--details", action="store_true", help="print gold and system items per meeting")
+    args = parser.parse_args()
+    details: list[dict] = []
+    scores = score_actions(details=details)
+    if args.details:
+        _print_details(details)
+    table = results_table(scores)
+    print(table)
+    if not args.no_write:
+        write_results_section(SECTION, table)
+
+
+if __name__ == "__main__":
+    main()
