@@ -66,6 +66,7 @@ _KO_SUFFIXES: list[tuple[re.Pattern[str], str, str, float]] = [
     (re.compile(r"\s?주(?:일|간)?(?![년차])"), "duration", "", _DAYS["week"]),
     (re.compile(r"\s?시간"), "duration", "", _DAYS["hour"]),
     (re.compile(r"\s?분(?![석기류야])"), "duration", "", _DAYS["minute"]),
+    (re.compile(r"\s?초(?![가-힣])|\s?초(?=[간이내에로는만])"), "duration", "", _DAYS["minute"] / 60),
     (_KO_DAY_SPAN, "duration", "", 1),
     (re.compile(r"\s?시(?![작간장청])(?:\s?반)?"), "time", "", 60),
     (re.compile(r"\s?(?:명|사람|자리|인(?![가-힣]))"), "count", "person", 1),
@@ -158,6 +159,8 @@ def _with_korean_suffix(text: str, start: int, end: int, number: float) -> Value
     if following == "일":
         day_end = text.index("일", end) + 1
         return Value("duration", text[start:day_end], start, day_end, number)
+    if not _PLAIN_FOLLOWER.match(text, end):
+        return None  # "3분기", "1차": a number inside a word
     return Value("number", text[start:end], start, end, number)
 
 

@@ -1,0 +1,137 @@
+"""How a sentence holds what it says: settled, proposed, hypothetical, rejected, asked, or
+reported as someone else's plan. Decisions and change detection read the same cues.
+
+Korean and English cue patterns; no names or values of any meeting.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# A settling verb: "으로 하겠습니다", "걸로 하죠", "확정", "let's go with", "final", "we launch".
+_KO_SETTLE = re.compile(
+    r"확정|결정(?:하|합|했|입니다)|하기로\s*(?:하|합)"
+    r"|(?:으로|로|걸로|거로|것으로)\s*(?:하|할|합|해|가|갈|갑|정하|정할|묶|잡|올리|내리|당기|미루|밀|바꾸|변경)"
+    r"|(?:하|가|열|시작하|배정하|진행하|배포하|의무화하|올리|내리|당기|미루|바꾸|변경하|사)(?:겠습니다|겠어요|죠|시죠|자고요)"
+    r"|(?:시작합니다|진행합니다|갑니다|나갑니다|엽니다|오픈합니다)(?=\W*$)|(?:제가|저희가)\s*(?:할게요|하겠습니다|맡)|맡(?:는|아|기로)"
+    r"|사죠|(?:그대로|대로)\s*(?:가|갑|하|유지)"
+)
+_EN_SETTLE = re.compile(
+    r"\blet'?s (?:go with|do|treat|lock|keep|make|set|move|push)\b|\bwe(?:'ll| will) go with\b|\bgoing with\b|\bfinal (?:answer|decision|call)\b|\bthat'?s final\b|, final\b"
+    r"|\bagreed\b|\bdecided\b|\bsettled\b|\bthat works\b|\bfixed\b|\blocked\b|\bwe require\b|\bmust-have\b"
+    r"|\bowns?\b|\bis the pick\b|\bwe(?:'re| are) going (?:to|with)\b|\bmoves? to\b|\bwe launch\b|\bdropping\b"
+    r"|\b(?:so|okay|ok|then)\b.*\b(?:is|are)\b|\bthen\W*$|\binstead\b|\bwe'?ll (?:do|use|keep|run)\b",
+    re.IGNORECASE,
+)
+_OPENING = re.compile(r"^\W*(?:okay|ok|alright|fine|good|great|makes sense|perfect|so)\b", re.IGNORECASE)
+
+# Proposals and hedges: the value is on the table, not settled.
+_KO_HEDGE = re.compile(
+    r"것 같|거 같|할까|어때|어떨|좋겠|싶|할지|인지|일지|수도 있|가능(?:은|하긴)|긴 해|긴 한데|는데(?:요)?\W*$"
+    r"|추천|제안|요청(?:드렸|했)|원래|정도면|예상|게 좋|는 게 나|생각했|생각하고|생각 중|라고|다고|보류|미정|보고\s*(?:정|결정)|긴 하|대요\W*$"
+    r"|해야|돼야|되어야|다음\s*(?:주|번|회의)에?\s*(?:같이\s*)?(?:정하|결정|얘기|논의)|나중에"
+)
+_EN_HEDGE = re.compile(
+    r"\b(?:maybe|might|could|would|should we|how about|what about|was thinking|i think|i'd|suggest|propose"
+    r"|probably|guess|asked for|requested|versus|vs|or|offered|figure (?:that |it )?out|next week too)\b",
+    re.IGNORECASE,
+)
+# Hypotheticals: a condition ("-면", "만약", "if") other than "-면 돼요" (it is enough to).
+_KO_IF = re.compile(r"만약|만일|혹시|(?<!으)면(?!서|\s*(?:되|돼|됩))|다면|라면|경우에?(?:는)?")
+_EN_IF = re.compile(r"\bif\b|\bin case\b|\bunless\b|\bfallback\b|\bwhat if\b|\bsuppose\b", re.IGNORECASE)
+# Rejected options and negations: "안 하기로 했잖아요", "안 하는 걸로", "not happening".
+_KO_NOT = re.compile(r"(?<![가-힣])안\s*(?:하|가|되|돼|쓰|내|받|할)|않|아니|말고|없던|생각\s*안|못\s*(?:하|해)|안\s*됩|기각")
+_EN_NOT = re.compile(r"\bnot\b|n't\b|\bno longer\b|\bruled out\b|\bdropped\b|\brejected\b", re.IGNORECASE)
+# Someone else's plan, reported ("…하기로 했어요", "they decided"), not settled by this team.
+_KO_REPORTED = re.compile(r"(?:하기로|기로)\s*했(?:어요|대요|답니다|다고|다네요|더라고요)|한대요|했대요|한다고\s*(?:했|하더)")
+_KO_WE = re.compile(r"저희|우리|제가")
+_EN_REPORTED = re.compile(r"\b(?:they|he|she)\s+(?:decided|said|want|plan|are going)\b", re.IGNORECASE)
+# The sentence points back at an earlier decision: "지난주에 …로 정했던", "last week we said".
+_KO_PAST = re.compile(
+    r"지난(?:주|번|\s*회의|달)|저번|전에\s*(?:정|얘기)|(?:정|잡|묶|하|말씀하|얘기하)(?:았|었|였|셨)?던|했던|정한|잡은|원래"
+)
+_EN_PAST = re.compile(
+    r"\blast (?:week|time|meeting)\b|\bwe(?:'d| had)? (?:said|agreed|decided|landed on|picked|settled on)\b"
+    r"|\bpreviously\b|\boriginally\b|\bthe date we picked\b|\binstead\b|\bno longer\b|\banymore\b",
+    re.IGNORECASE,
+)
+_KO_CHANGE = re.compile(r"변경|바꾸|바꿔|바뀌|미루|밀어|밀게|당기|올리|내리|늘리|줄이|조정|대신")
+_EN_CHANGE = re.compile(
+    r"\bchang|\bmov(?:e|es|ing) (?:to|it)\b|\bpush|\bdrop|\bbump|\braise|\blower|\bcut\b|\binstead\b|\bswitch",
+    re.IGNORECASE,
+)
+_KO_SAME = re.compile(r"그대로|대로|지금처럼|변함|유지|계속")
+_EN_SAME = re.compile(r"\bstill\b|\bas planned\b|\bunchanged\b|\bsame\b|\bremains?\b|\bon track\b", re.IGNORECASE)
+
+
+def _korean_settles(text: str) -> bool:
+    """A settling form that is not itself the condition of a "-면" clause ("자동으로 내리면")."""
+    for match in _KO_SETTLE.finditer(text):
+        word_rest = re.match(r"[가-힣]*", text[match.end():]).group(0)  # type: ignore[union-attr]
+        if not re.search(r"(?<!으)면$|다면$", word_rest):
+            return True
+    return False
+
+
+def is_korean(text: str) -> bool:
+    return re.search(r"[가-힣]", text) is not None
+
+
+@dataclass(frozen=True)
+class Stance:
+    """The cues of one sentence. `settles` is a settling form, `opening` an agreement word
+    at the start ("Okay, …"), the rest say why a value in it is not a new decision."""
+
+    settles: bool
+    opening: bool
+    hedged: bool
+    hypothetical: bool
+    negated: bool
+    question: bool
+    reported: bool
+    points_back: bool
+    changes: bool
+    keeps: bool
+
+
+def stance(sentence: str) -> Stance:
+    korean = is_korean(sentence)
+    text = sentence.strip()
+    if korean:
+        reported = bool(_KO_REPORTED.search(text)) and not _KO_WE.search(text)
+        return Stance(
+            settles=_korean_settles(text), opening=bool(re.match(r"^\W*(?:네|그럼|좋아요|그러면)", text)),
+            hedged=bool(_KO_HEDGE.search(text)), hypothetical=bool(_KO_IF.search(text)),
+            negated=bool(_KO_NOT.search(text)), question=text.endswith("?"), reported=reported,
+            points_back=bool(_KO_PAST.search(text)), changes=bool(_KO_CHANGE.search(text)),
+            keeps=bool(_KO_SAME.search(text)),
+        )
+    return Stance(
+        settles=bool(_EN_SETTLE.search(text)), opening=bool(_OPENING.search(text)),
+        hedged=bool(_EN_HEDGE.search(text)), hypothetical=bool(_EN_IF.search(text)),
+        negated=bool(_EN_NOT.search(text)), question=text.endswith("?"),
+        reported=bool(_EN_REPORTED.search(text)), points_back=bool(_EN_PAST.search(text)),
+        changes=bool(_EN_CHANGE.search(text)), keeps=bool(_EN_SAME.search(text)),
+    )
+
+
+def clause_is_conditional(sentence: str, value_end: int) -> bool:
+    """Whether the clause a value sits in is a condition: the words after the value up to
+    the next comma end in "-면" ("8시로 당기면", "if it slips")."""
+    rest = sentence[value_end:]
+    clause = re.split(r"[,，.]|\s(?:그럼|그러면|then)\s", rest, maxsplit=1)[0]
+    if is_korean(sentence):
+        return re.search(r"(?<!으)면(?!서|\s*(?:되|돼|됩))(?:\s|$)|다면|라면", clause) is not None
+    head = sentence[:value_end]
+    last_comma = max(head.rfind(","), head.rfind(";"))
+    return _EN_IF.search(head[last_comma + 1:]) is not None
+
+
+def clause_points_back(sentence: str, value_end: int) -> bool:
+    """Whether a value is the old one being referred to: "60%로 정했던", "we said two years"."""
+    after = sentence[value_end:value_end + 16]
+    if is_korean(sentence):
+        return re.match(r"\s?(?:으?로|에|을|를|이|가)?\s?(?:[가-힣]+\s)?(?:정했|잡았|묶자고\s*했|정한|했던|잡은|하기로\s*했)", after) is not None
+    before = sentence[max(0, value_end - 60):value_end]
+    return re.search(r"\b(?:said|had|landed on|picked|agreed on|was|were)\b[^.,;]*$", before, re.IGNORECASE) is not None
