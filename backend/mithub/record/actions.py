@@ -21,17 +21,23 @@ from mithub.context.models import Utterance
 from mithub.record import commitments as cue
 from mithub.record.dates import DateMention, resolve_date_expressions
 from mithub.record.models import ActionItem
+from mithub.text.tokens import keyword_candidates
 
 # How far (in lines) an acceptance, a restatement or an answer may trail the line it completes.
 ACCEPT_WINDOW = 4
 RESTATE_WINDOW = 4
 QUOTE_CHARS = 200
+# How many lines back a named month still dates a bare day number.
+MONTH_HINT_WINDOW = 8
 
 _DATED = ("date", "day", "weekday", "relative_day", "week", "month_end")
 _DEADLINE_MARK = re.compile(r"까지|전에|\bby\b|\buntil\b|\bbefore\b|\bno later than\b", re.IGNORECASE)
+# "오늘 정한 건": a date that modifies something already done is no deadline.
+_NOT_A_DUE = re.compile(r"\s*[가-힣]*[한된온간던]\s*(?:건|거|것|내용|사항)")
+_DECISION = re.compile(r"(?:으로|로)\s*(?:하겠습니다|하죠|가죠|갑니다|가겠습니다)|확정|결정")
 _PRONOUN_ANCHOR = re.compile(r"^(?:그|그때|이|it|that|this|then|they|we)\b|^(?:그|그때|이)$", re.IGNORECASE)
 _MONTH = re.compile(r"(\d{1,2})\s*월(?!\s*요일)|\b(january|february|march|april|may|june|july|august|september"
-                    r"|october|november|december)\b(?=\s+(?:the\s+)?\d|\s+\w+(?:st|nd|rd|th)\b)", re.IGNORECASE)
+                    r"|october|november|december)\b(?=\s+(?:the\s+)?\d|\s+[\w-]+(?:st|nd|rd|th)\b)", re.IGNORECASE)
 _EN_MONTH_NUMBER = {m: i for i, m in enumerate(
     "january february march april may june july august september october november december".split(), start=1)}
 
@@ -103,7 +109,7 @@ def _sentence_candidates(
         return named
     if cue.is_commit(sentence, previous):
         return [_Candidate(cue.team_owner(sentence) or speaker, line, "commit", sentence)]
-    if requested and not mentions:
+    if requested and not mentions and not cue.is_open_call(sentence):
         owner = _addressee(turns, line)
         if owner is not None:
             return [_Candidate(owner, line, "request", sentence, inferred=True)]
@@ -119,9 +125,14 @@ def _segment(sentence: str, mentions: list[cue.NameMention], index: int) -> str:
 
 
 def _addressee(turns: list[Utterance], line: int) -> str | None:
-    """Who an unnamed request is for: the next speaker if they answer with a plain yes or a
-    promise, else the person who spoke just before."""
+    """Who an unnamed request is for: the person who just offered it ("부탁드려요" after "제가
+    할게요"), else the next speaker if they answer with a plain yes or a promise, else the
+    person who spoke just before."""
     speaker = turns[line].speaker_name
+    if line > 0 and turns[line - 1].speaker_name != speaker:
+        before = turns[line - 2].text if line > 1 else None
+        if any(cue.is_commit(s, before) for s in cue.split_sentences(turns[line - 1].text)):
+            return turns[line - 1].speaker_name
     if line + 1 < len(turns):
         nxt = turns[line + 1]
         if nxt.speaker_name != speaker and cue.is_acceptance(nxt.text):
@@ -136,7 +147,7 @@ def _addressee(turns: list[Utterance], line: int) -> str | None:
 
 
 def _attach_or_add(items: list[_Item], cand: _Candidate, turns: list[Utterance]) -> None:
-    target = _completed_item(items, cand)
+    target = _completed_item(items, cand, turns)
     if target is None:
         items.append(_Item(cand.owner, cand.line, cand.kind, cand.segment, [cand.line], [(cand.line, cand.segment)]))
         return
@@ -145,34 +156,43 @@ def _attach_or_add(items: list[_Item], cand: _Candidate, turns: list[Utterance])
     target.dues.append((cand.line, cand.segment))
 
 
-def _completed_item(items: list[_Item], cand: _Candidate) -> _Item | None:
-    """The earlier item this candidate completes, if any: a promise answering a request to
-    the same person, an unnamed request or a third-person restatement following their item,
-    or the same person on the same line."""
+def _completed_item(items: list[_Item], cand: _Candidate, turns: list[Utterance]) -> _Item | None:
+    """The earlier item this candidate completes, if any: more words of the same person on
+    the same line; a promise answering a request to them; an unnamed request right after
+    their item ("저도 초대해 주세요"); a restatement naming them that shares the item's
+    subject or date ("Nora owns the landing page" after "I'll take it")."""
     for item in reversed(items):
         if item.owner != cand.owner:
             continue
         gap = cand.line - max(item.lines)
-        if cand.line == item.line and cand.kind != "commit":
+        if cand.line == item.line:
             return item
-        if cand.kind == "commit" and item.kind != "commit" and 0 < gap <= ACCEPT_WINDOW:
-            if cand.line - item.line <= ACCEPT_WINDOW + 2:
-                return item
-        if cand.kind != "commit" and (cand.inferred or cand.kind == "assign") and 0 <= gap <= RESTATE_WINDOW:
+        if cand.kind == "commit":
+            answers = item.kind != "commit" and 0 < gap <= ACCEPT_WINDOW
+            return item if answers and cand.line - item.line <= ACCEPT_WINDOW + 2 else None
+        if cand.inferred:
+            return item if 0 < gap <= 2 else None
+        if 0 < gap <= RESTATE_WINDOW and (cand.kind == "assign" or _same_subject(item, cand, turns)):
             return item
         return None
     return None
 
 
+def _same_subject(item: _Item, cand: _Candidate, turns: list[Utterance]) -> bool:
+    names = {form for u in turns for form in cue.name_forms(u.speaker_name)}
+    said = {w for k in item.lines for w in keyword_candidates(turns[k].text)} - names
+    return bool(said & (set(keyword_candidates(cand.segment)) - names))
+
+
 def _add_acceptances(items: list[_Item], turns: list[Utterance]) -> None:
-    """A plain yes from the owner right after a request or assignment is part of the item
-    (and may carry its date: "Sure, end of day tomorrow.")."""
+    """The owner's yes right after a request or assignment is part of the item (and may
+    carry its date: "Sure, end of day tomorrow.", "네, 다음 주 월요일에요.")."""
     for item in items:
         if item.kind == "commit":
             continue
         for line in range(item.line + 1, min(len(turns), item.line + 3)):
             turn = turns[line]
-            if turn.speaker_name == item.owner and cue.is_acceptance(turn.text):
+            if turn.speaker_name == item.owner and cue.starts_affirmative(turn.text):
                 if line not in item.lines:
                     item.lines.append(line)
                     item.dues.append((line, turn.text))
@@ -183,52 +203,60 @@ def _add_acceptances(items: list[_Item], turns: list[Utterance]) -> None:
 
 
 def _month_hints(turns: list[Utterance]) -> list[int | None]:
-    """For each line, the last month named before it (or in it): a bare "19일" or "the 22nd"
-    is in that month."""
-    hints: list[int | None] = []
-    last: int | None = None
+    """For each line, the month named most recently in the lines just before it: a bare
+    "19일" or "the 22nd" is in that month. Further back, the month is the meeting's."""
+    named: list[int | None] = []
     for turn in turns:
+        last = None
         for m in _MONTH.finditer(turn.text):
             last = int(m.group(1)) if m.group(1) else _EN_MONTH_NUMBER[m.group(2).lower()]
-        hints.append(last)
+        named.append(last)
+    hints: list[int | None] = []
+    for line in range(len(turns)):
+        window = [n for n in named[max(0, line - MONTH_HINT_WINDOW):line] if n is not None]
+        hints.append(window[-1] if window else None)
     return hints
 
 
 def _mentions(text: str, line: int, meeting_date: date, hints: list[int | None]) -> list[DateMention]:
-    hint = hints[line - 1] if line > 0 else None
-    own = _MONTH.search(text)
-    return resolve_date_expressions(text, meeting_date, month_hint=hint if own is None else None)
+    return [
+        m for m in resolve_date_expressions(text, meeting_date, month_hint=hints[line])
+        if not _NOT_A_DUE.match(text, m.end) and not re.search(r"[은는]$", m.text)
+    ]
 
 
-def _best_due(mentions: list[DateMention]) -> DateMention | None:
-    """A dated deadline over an undated one, one said with 까지/by over a passing date;
-    a duration ("3주 정도") only when nothing else was said."""
-    def rank(m: DateMention) -> tuple[int, int]:
-        tier = 0 if m.kind in _DATED else 1 if m.kind in ("event", "recurring") else 2
-        return tier, 0 if _DEADLINE_MARK.search(m.text) else 1
-    return min(mentions, key=rank) if mentions else None
-
-
-def _due(item: _Item, turns: list[Utterance], meeting_date: date, hints: list[int | None],
-         shared: bool) -> tuple[DateMention | None, int]:
-    """The item's due expression and the line it was said on. The item's own words first;
-    the rest of its line only when no one else got work on that line; then its other lines;
-    then the owner's own line just before (a date they proposed)."""
+def _due_sources(item: _Item, turns: list[Utterance], shared: bool) -> list[tuple[int, str]]:
+    """Where the item's due date may be said, in order of trust: its own words; the rest of
+    its line unless someone else got work on it (decision sentences left out: "정식 출시는
+    8월 26일로 하겠습니다" dates the launch, not the task); the lines of the exchange; the
+    owner's own line just before (a date they proposed)."""
     sources = list(item.dues)
-    whole = turns[item.line].text
-    if item.segment != whole and not shared:
-        sources.insert(1, (item.line, whole))
+    if not shared:
+        rest = " ".join(s for s in cue.split_sentences(turns[item.line].text) if not _DECISION.search(s))
+        sources.insert(1, (item.line, rest))
+    sources += [(k, turns[k].text) for k in range(item.line + 1, max(item.lines)) if k not in item.lines]
     previous = item.line - 1
     if previous >= 0 and turns[previous].speaker_name == item.owner:
         sources.append((previous, turns[previous].text))
-    for line, text in sources:
-        best = _best_due(_mentions(text, line, meeting_date, hints))
-        if best is not None and best.kind != "duration":
-            return best, line
-    return None, item.line
+    return sources
 
 
-def _event_date(mention: DateMention, line: int, turns: list[Utterance], meeting_date: date,
+def _due(item: _Item, turns: list[Utterance], meeting_date: date, hints: list[int | None],
+         shared: bool) -> tuple[DateMention, int, str] | None:
+    """The item's due expression, the line and text it was said in: one said as a deadline
+    (까지, by, before) first, then the most trusted source; within a source a calendar date
+    over an event or a schedule over a duration, and a named month over a bare day."""
+    best: tuple[tuple[int, int, int, int], DateMention, int, str] | None = None
+    for order, (line, text) in enumerate(_due_sources(item, turns, shared)):
+        for m in _mentions(text, line, meeting_date, hints):
+            tier = 0 if m.kind in _DATED else 1 if m.kind in ("event", "recurring") else 2
+            key = (0 if _DEADLINE_MARK.search(m.text) else 1, order, tier, 0 if m.kind == "date" else 1)
+            if best is None or key < best[0]:
+                best = (key, m, line, text)
+    return (best[1], best[2], best[3]) if best else None
+
+
+def _event_date(mention: DateMention, line: int, source: str, turns: list[Utterance], meeting_date: date,
                 hints: list[int | None]) -> date | None:
     """The date of the event a deadline hangs on ("그 전까지", "공고 나가기 전에", "출시 당일"):
     the last dated mention before it, in the same line or earlier ones, that names the event
@@ -236,7 +264,8 @@ def _event_date(mention: DateMention, line: int, turns: list[Utterance], meeting
     anchor = (mention.anchor or "").strip()
     key = re.sub(r"(?:은|는|이|가|을|를|의|도)$", "", anchor.split()[0]) if anchor else ""
     pronoun = not key or _PRONOUN_ANCHOR.match(anchor) is not None
-    same_line = turns[line].text[: mention.start]
+    offset = max(0, turns[line].text.find(source[:20]))
+    same_line = turns[line].text[: offset + mention.start]
     lines = [(line, same_line)] + [(k, turns[k].text) for k in range(line - 1, -1, -1)]
     for index, text in lines:
         if not pronoun and key not in text:
@@ -268,10 +297,11 @@ def _task(segment: str) -> str:
 def _to_action_item(meeting_id: str, item: _Item, turns: list[Utterance], meeting_date: date,
                     hints: list[int | None], shared: bool) -> ActionItem:
     turn = turns[item.line]
-    due, due_line = _due(item, turns, meeting_date, hints, shared)
+    found = _due(item, turns, meeting_date, hints, shared)
+    due = found[0] if found else None
     due_date = due.date if due else None
-    if due is not None and due.kind == "event":
-        due_date = _event_date(due, due_line, turns, meeting_date, hints)
+    if found is not None and found[0].kind == "event":
+        due_date = _event_date(found[0], found[1], found[2], turns, meeting_date, hints)
     return ActionItem(
         meeting_id=meeting_id, seq=turn.id, owner=item.owner, task=_task(item.segment),
         due_text=due.text if due else None, due_date=due_date, quote=_condense(turn.text),

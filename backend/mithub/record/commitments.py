@@ -9,22 +9,37 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# Hangul syllables ending in ㄹ: the future "-ㄹ게요" (할게요, 드릴게요, 올릴게요, 만들게요).
-_L_FINAL = "".join(chr(c) for c in range(0xAC00, 0xD7A4) if (c - 0xAC00) % 28 == 8)
+from mithub.text.korean import morphemes
 
-_KO_COMMIT = re.compile(rf"[{_L_FINAL}]\s*[게께]요?(?![가-힣])|[{_L_FINAL}]\s*[게께]요|겠습니다|겠어요")
-# Settling a value ("7월 22일로 하겠습니다") or steering the meeting ("정리하겠습니다") is
-# not a promise to do work.
+def _syllables(final: int) -> str:
+    """Hangul syllables with the given final consonant (0: none, 4: ㄴ, 8: ㄹ)."""
+    return "".join(chr(c) for c in range(0xAC00, 0xD7A4) if (c - 0xAC00) % 28 == final)
+
+
+_L_FINAL = _syllables(8)
+_OPEN = _syllables(0)
+
+# The future "-ㄹ게요" (할게요, 드릴게요, 올릴게요), "-겠습니다", and a stated plan with the
+# speaker as subject ("저희는 … 걸 거예요").
+_KO_WILL = re.compile(rf"[{_L_FINAL}][게께]요|[{_L_FINAL}]게(?=\s*[.!?]|$)")
+_KO_SHALL = re.compile(r"겠습니다|겠어요")
+_KO_PLAN = re.compile(rf"[{_L_FINAL}]\s*(?:거예요|겁니다|거고요)")
+_KO_SELF = re.compile(r"제가|저희가|저희는|저는|저도")
+# Steering the meeting ("정리하겠습니다", "여기까지 할게요", "화면 공유할게요"), knowing or
+# acknowledging ("알겠습니다", "알고 있을게요"), refusing, or deferring a topic are no work.
 _KO_NOT_COMMIT = re.compile(
-    r"(?:으로|로|걸로|기로|대로)\s*(?:하|가|할|갈)(?:겠|게)|확정|결정하|보류|마치겠|넘어가|(?:안|못)\s*[하할]"
-    r"|않겠|^\W*(?:\S+\s+)?(?:그럼\s+)?(?:정리|마무리|시작)(?:할게요|하겠습니다)\W*$"
+    r"확정|결정하|보류|마치겠|넘어가|넘길게|넘기겠|안건|여기까지|시작하겠|(?:부터|먼저)\s*(?:볼|할|하겠)"
+    r"|알겠|알고\s*있을|(?:안|못)\s*[하할]|않겠|걸로\s*(?:할|하겠)|화면|이따|말씀드릴\s*게\s"
+    r"|^\W*(?:\S+\s+)?(?:그럼\s+)?(?:정리|마무리)(?:할게요|하겠습니다)\W*$"
 )
-_KO_REQUEST = re.compile(
-    r"주세요|주시고|주시면|주시는|주실|주십시오|부탁(?:드|해|합)|맡아\s*주|가능하세요|가능할까요|해\s*줄래"
-)
-_KO_ASSIGN = re.compile(r"(?:걸로|기로)\s*(?:할게요|하겠습니다|하죠|해요|합시다|했|하고)|맡기로|정하죠|보시죠")
+# "-겠습니다" after a topic ("베타는 8월 5일에 열겠습니다") or a value ("3개월로 당기겠습니다",
+# "6월 1일부터 의무화하겠습니다") settles a decision; a promise has no such topic.
+_KO_SETS_VALUE = re.compile(r"(?:으로|로|부터)\s*\S*겠")
+_SELF_PRONOUNS = frozenset({"저", "제", "저희", "나", "우리"})
+_KO_REQUEST = re.compile(rf"[{_OPEN}]\s?주(?:세요|시고|실|십시오|시겠)|부탁(?:드|해|합)|가능하세요|가능할까요")
+_KO_TALK = re.compile(r"말씀|설명해|얘기해|이야기해|의견")
+_KO_ASSIGN = re.compile(r"(?:걸로|기로)\s*(?:할게요|하겠습니다|하죠|해요|합시다)|맡기로|정하죠|보시죠")
 _KO_TEAM = re.compile(r"저희\s*(?P<team>[가-힣A-Za-z0-9]+팀)(?:에서|이|은|가)")
-_KO_SELF = re.compile(r"제가|저희가|저는")
 
 _EN_COMMIT = re.compile(
     r"\bI(?:'ll|\s+will|'m\s+going\s+to|\s+am\s+going\s+to|'m\s+aiming\s+to)\b(?!\s+(?:not|never)\b)"
@@ -33,13 +48,15 @@ _EN_COMMIT = re.compile(
 )
 _EN_CAN = re.compile(r"\bI\s+can\b(?!'t|\s+not)", re.IGNORECASE)
 _EN_NOT_COMMIT = re.compile(
-    r"\bI'd\b|\bif\b|\bI'll\s+be\s+(?:out|away|off)\b"
+    r"\bI'd\b|\bif\b|\bI'll\s+be\s+(?:out|away|off)\b|\bmake\s+it\s+work\b|\bin\s+the\s+chat\b|\bscreen\b"
     # A shift in a rotation is a schedule, not a task.
     r"|\btak(?:e|es|ing)\s+(?:the\s+)?(?:first|second|next|this|that)?\s*(?:week|shift|day|weekend|rotation)\b",
     re.IGNORECASE,
 )
+_EN_TALK = re.compile(r"\bwalk\s+us\b|\btell\s+us\b|\bsee\s+(?:the|my|it)\b|\bhear\s+me\b|\bremind\s+us\b",
+                      re.IGNORECASE)
 _EN_REQUEST = re.compile(
-    r"\b(?:can|could|would|will)\s+you\b|\bplease\b|\byou\s+(?:run|own|take|handle|drive|lead|do)\s+(?:it|that|this)\b"
+    r"\b(?:can|could|would|will)\s+you\b|\bplease\b(?!\s+(?:not|don't)\b)|\byou\s+(?:run|own|take|handle|drive|lead|do)\s+(?:it|that|this)\b"
     r"|\byou\s+can\s+\w+\s+it\b",
     re.IGNORECASE,
 )
@@ -49,7 +66,7 @@ _EN_NOT_ACTION_VERBS = frozenset(
 _HYPOTHETICAL = re.compile(r"만약|만일|\bsuppose\b|\bin case\b", re.IGNORECASE)
 _OWNERSHIP_QUESTION = re.compile(r"누가|누구|\bwho\b", re.IGNORECASE)
 _AFFIRMATIVE = re.compile(
-    r"^\W*(?:네+|넵|예|응|알겠습니다|알겠어요|그럴게요|좋아요|sure|yes|yep|yeah|okay|ok|will do|works for me"
+    r"^\W*(?:(?:하하|아|음|오|ha|oh|um|uh)\W+)*(?:네+|넵|예|응|알겠습니다|알겠어요|그럴게요|좋아요|sure|yes|yep|yeah|okay|ok|will do|works for me"
     r"|sounds good|on it|got it|of course)\b",
     re.IGNORECASE,
 )
@@ -109,7 +126,14 @@ def is_commit(sentence: str, previous_line: str | None) -> bool:
     """The speaker promises to do something ("제가 할게요", "I'll send it", "Will do")."""
     if _HYPOTHETICAL.search(sentence):
         return False
-    if _KO_COMMIT.search(sentence) and not _KO_NOT_COMMIT.search(sentence):
+    if _KO_NOT_COMMIT.search(sentence):
+        return False
+    if _KO_WILL.search(sentence):
+        return True
+    own = _KO_SELF.search(sentence) is not None
+    if _KO_SHALL.search(sentence) and (own or not _settles_a_topic(sentence)):
+        return True
+    if _KO_PLAN.search(sentence) and own:
         return True
     if _EN_NOT_COMMIT.search(sentence):
         return False
@@ -120,11 +144,32 @@ def is_commit(sentence: str, previous_line: str | None) -> bool:
     return bool(_EN_CAN.search(sentence) and asked)
 
 
+def _settles_a_topic(sentence: str) -> bool:
+    """A topic other than the speaker ("베타는", "수수료 상한은") or a value set with 로/부터:
+    the "-겠습니다" announces a decision. Morphemes tell the topic 은/는 from a verb's -는."""
+    if _KO_SETS_VALUE.search(sentence):
+        return True
+    tokens = morphemes(sentence)
+    return any(
+        tok.tag == "JX" and tok.form in ("은", "는") and prev.tag.startswith(("NN", "NR", "NP", "SN"))
+        and prev.form not in _SELF_PRONOUNS
+        for prev, tok in zip(tokens, tokens[1:])
+    )
+
+
 def is_request(sentence: str) -> bool:
     """Work asked of someone ("해 주세요", "can you", "you run it")."""
     if _HYPOTHETICAL.search(sentence) or _OWNERSHIP_QUESTION.search(sentence):
         return False
+    if _KO_TALK.search(sentence) or _EN_TALK.search(sentence):
+        return False
     return bool(_KO_REQUEST.search(sentence) or _EN_REQUEST.search(sentence))
+
+
+def is_open_call(sentence: str) -> bool:
+    """A request to whoever it applies to ("혹시 빠진 거 있으면 댓글 달아 주세요")."""
+    return re.search(r"있으면|혹시|다들|모두|여러분|\beveryone\b|\banyone\b|\bif\b", sentence,
+                     re.IGNORECASE) is not None
 
 
 def is_assignment(sentence: str, mention: NameMention) -> bool:
@@ -156,5 +201,5 @@ def is_acceptance(text: str) -> bool:
     return len(words) <= 4 or is_commit(text, None)
 
 
-def is_self_reference(sentence: str) -> bool:
-    return _KO_SELF.search(sentence) is not None or re.search(r"\bI\b", sentence) is not None
+def starts_affirmative(text: str) -> bool:
+    return _AFFIRMATIVE.search(text) is not None
