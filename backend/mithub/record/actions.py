@@ -179,9 +179,9 @@ def _completed_item(items: list[_Item], cand: _Candidate, turns: list[Utterance]
 
 
 def _same_subject(item: _Item, cand: _Candidate, turns: list[Utterance]) -> bool:
-    names = {form for u in turns for form in cue.name_forms(u.speaker_name)}
-    said = {w for k in item.lines for w in keyword_candidates(turns[k].text)} - names
-    return bool(said & (set(keyword_candidates(cand.segment)) - names))
+    names = {form.lower() for u in turns for form in cue.name_forms(u.speaker_name)}
+    said = {w.lower() for k in item.lines for w in keyword_candidates(turns[k].text)} - names
+    return bool(said & ({w.lower() for w in keyword_candidates(cand.segment)} - names))
 
 
 def _add_acceptances(items: list[_Item], turns: list[Utterance]) -> None:
@@ -221,7 +221,7 @@ def _month_hints(turns: list[Utterance]) -> list[int | None]:
 def _mentions(text: str, line: int, meeting_date: date, hints: list[int | None]) -> list[DateMention]:
     return [
         m for m in resolve_date_expressions(text, meeting_date, month_hint=hints[line])
-        if not _NOT_A_DUE.match(text, m.end) and not re.search(r"[은는]$", m.text)
+        if not _NOT_A_DUE.match(text, m.end) and not re.search(r"(?<!에)[은는]$", m.text)
     ]
 
 

@@ -28,13 +28,12 @@ _KO_SELF = re.compile(r"제가|저희가|저희는|저는|저도")
 # Steering the meeting ("정리하겠습니다", "여기까지 할게요", "화면 공유할게요"), knowing or
 # acknowledging ("알겠습니다", "알고 있을게요"), refusing, or deferring a topic are no work.
 _KO_NOT_COMMIT = re.compile(
-    r"확정|결정하|보류|마치겠|넘어가|넘길게|넘기겠|안건|여기까지|시작하겠|(?:부터|먼저)\s*(?:볼|할|하겠)"
+    r"확정|결정하|보류|마치겠|넘어가|넘길게|넘기겠|안건|여기까지|시작하겠|시작할게|(?:으로|로)\s*갈게|(?:부터|먼저)\s*(?:볼|할|하겠)"
     r"|알겠|알고\s*있을|(?:안|못)\s*[하할]|않겠|걸로\s*(?:할|하겠)|화면|이따|말씀드릴\s*게\s"
     r"|^\W*(?:\S+\s+)?(?:그럼\s+)?(?:정리|마무리)(?:할게요|하겠습니다)\W*$"
 )
 # "-겠습니다" after a topic ("베타는 8월 5일에 열겠습니다") or a value ("3개월로 당기겠습니다",
 # "6월 1일부터 의무화하겠습니다") settles a decision; a promise has no such topic.
-_KO_SETS_VALUE = re.compile(r"(?:으로|로|부터)\s*\S*겠")
 _SELF_PRONOUNS = frozenset({"저", "제", "저희", "나", "우리"})
 _KO_REQUEST = re.compile(rf"[{_OPEN}]\s?주(?:세요|시고|실|십시오|시겠)|부탁(?:드|해|합)|가능하세요|가능할까요")
 _KO_TALK = re.compile(r"말씀|설명해|얘기해|이야기해|의견")
@@ -147,9 +146,9 @@ def is_commit(sentence: str, previous_line: str | None) -> bool:
 def _settles_a_topic(sentence: str) -> bool:
     """A topic other than the speaker ("베타는", "수수료 상한은") or a value set with 로/부터:
     the "-겠습니다" announces a decision. Morphemes tell the topic 은/는 from a verb's -는."""
-    if _KO_SETS_VALUE.search(sentence):
-        return True
     tokens = morphemes(sentence)
+    if any((t.tag == "JKB" and t.form in ("로", "으로")) or (t.tag == "JX" and t.form == "부터") for t in tokens):
+        return True
     return any(
         tok.tag == "JX" and tok.form in ("은", "는") and prev.tag.startswith(("NN", "NR", "NP", "SN"))
         and prev.form not in _SELF_PRONOUNS
