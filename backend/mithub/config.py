@@ -164,6 +164,11 @@ class RetrievalConfig(BaseSettings):
     embed_threads: int = Field(1, ge=1, description="threads per embedding call")
     embed_batch_size: int = Field(32, ge=1)
 
+    # Index builds (`mithub index build/add`): see benchmarks/RESULTS.md, indexing section.
+    build_threads: int = Field(2, ge=1, description="encoder threads during index build/add")
+    build_batch: int = Field(256, ge=1, description="texts encoded and saved per batch (resume point)")
+    vector_cache_dir: str = Field("", description="content-hash vector cache; empty = DIR/vectors inside each index")
+
     # Chunking
     window_sentences: int = Field(5, ge=1, description="W: sentences per JSONL chunk")
     window_stride: int = Field(2, ge=1, description="S: sentence stride between chunks")

@@ -1,5 +1,6 @@
-"""Embedder construction by name: `use-multilingual` (default), plus the backends the
-retrieval issue registers. Each real implementation is its own module."""
+"""Embedder construction by name: `use-multilingual` (default), `e5-small`, their
+sentence-pooled variants (`*-sentences`, see sentence_pooled.py) and `sentence-transformers`.
+Each real implementation is its own module."""
 
 from __future__ import annotations
 
@@ -9,39 +10,51 @@ from functools import lru_cache
 from mithub.embedders.base import CachedEmbedder, Embedder
 from mithub.errors import ConfigError
 
-_FACTORIES: dict[str, Callable[[], Embedder]] = {}
+# A factory takes the thread count: live use keeps one thread (latency on a shared machine),
+# an index build asks for all cores.
+Factory = Callable[[int], Embedder]
+_FACTORIES: dict[str, Factory] = {}
 
 
-def register(name: str, factory: Callable[[], Embedder]) -> None:
+def register(name: str, factory: Factory) -> None:
     _FACTORIES[name] = factory
 
 
-def _use() -> Embedder:
+def _use(threads: int) -> Embedder:
     from mithub.embedders.use import USEEmbedder
 
-    return USEEmbedder()
+    return USEEmbedder(threads=threads)
 
 
-def _e5() -> Embedder:
+def _e5(threads: int) -> Embedder:
     from mithub.config import get_retrieval_config
     from mithub.embedders.e5 import E5Embedder
 
-    config = get_retrieval_config()
-    return E5Embedder(threads=config.embed_threads, batch_size=config.embed_batch_size)
+    return E5Embedder(threads=threads, batch_size=get_retrieval_config().embed_batch_size)
 
 
-def _sentence_transformers() -> Embedder:
+def _sentence_transformers(threads: int) -> Embedder:
     from mithub.config import get_retrieval_config
     from mithub.embedders.sentence_transformers import SentenceTransformerEmbedder
 
     config = get_retrieval_config()
-    return SentenceTransformerEmbedder(
-        config.st_model_path, threads=config.embed_threads, batch_size=config.embed_batch_size
-    )
+    return SentenceTransformerEmbedder(config.st_model_path, threads=threads, batch_size=config.embed_batch_size)
 
 
+def _pooled(base: Factory) -> Factory:
+    def factory(threads: int) -> Embedder:
+        from mithub.embedders.sentence_pooled import SentencePooledEmbedder
+
+        return SentencePooledEmbedder(base(threads))
+
+    return factory
+
+
+POOLED_NAME_SUFFIX = "-sentences"
 register("use-multilingual", _use)
+register("use-multilingual" + POOLED_NAME_SUFFIX, _pooled(_use))
 register("e5-small", _e5)
+register("e5-small" + POOLED_NAME_SUFFIX, _pooled(_e5))
 register("sentence-transformers", _sentence_transformers)
 
 
@@ -49,12 +62,26 @@ def available_embedders() -> list[str]:
     return sorted(_FACTORIES)
 
 
-@lru_cache(maxsize=8)
-def load_embedder(name: str = "use-multilingual") -> CachedEmbedder:
-    """A cached, process-wide embedder for `name` (loading weights costs seconds)."""
+def _factory(name: str) -> Factory:
     factory = _FACTORIES.get(name)
     if factory is None:
         raise ConfigError(
             f"unknown embedding model {name!r}; choose one of {', '.join(available_embedders())}"
         )
-    return CachedEmbedder(factory())
+    return factory
+
+
+@lru_cache(maxsize=8)
+def load_embedder(name: str = "use-multilingual") -> CachedEmbedder:
+    """A cached, process-wide embedder for `name` (loading weights costs seconds), with the
+    live thread count (RETRIEVAL_EMBED_THREADS)."""
+    from mithub.config import get_retrieval_config
+
+    return CachedEmbedder(_factory(name)(get_retrieval_config().embed_threads))
+
+
+@lru_cache(maxsize=8)
+def build_embedder(name: str, threads: int) -> Embedder:
+    """An embedder with its own thread count for index builds (loaded once per process),
+    without the in-memory LRU: builds go through the on-disk vector cache instead."""
+    return _factory(name)(threads)

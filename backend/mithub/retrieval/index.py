@@ -13,17 +13,20 @@ from pathlib import Path
 
 import numpy as np
 import structlog
-from tqdm import tqdm
 
 from mithub.config import RetrievalConfig, get_retrieval_config
 from mithub.context.models import TopicSegment, Utterance
 from mithub.embedders import load_embedder
+from mithub.embedders.factory import POOLED_NAME_SUFFIX, build_embedder
+from mithub.embedders.sentence_pooled import SentencePooledEmbedder
 from mithub.embedders.base import Embedder
-from mithub.errors import IndexFormatError, InputError, MitHubError
+from mithub.errors import ConfigError, IndexFormatError, InputError, MitHubError
 from mithub.observability import retrieval_timer
 from mithub.retrieval import dense, fusion, sparse
+from mithub.retrieval.build import build_channels, build_settings, build_sparse, cache_root, encode_dense, with_vector_cache
 from mithub.retrieval.meetings import meeting_chunks
 from mithub.retrieval.models import CHANNELS, INDEX_FORMAT_VERSION, ChannelName, Chunk, Hit, IndexMeta
+from mithub.retrieval.profile import BuildProfile
 from mithub.retrieval.trigraph import TriGraph
 
 logger = structlog.get_logger(__name__)
@@ -77,21 +80,20 @@ class HybridIndex:
         embedder: Embedder | None = None,
         tri_embedder: Embedder | None = None,
         progress: bool = True,
+        profile: BuildProfile | None = None,
     ) -> HybridIndex:
+        """Build every channel and save. Document vectors go through the vector cache
+        (DIR/vectors by default), saved batch by batch: run the same build again after an
+        interruption and it encodes only what was not finished."""
         config = config or get_retrieval_config()
+        profile = profile or BuildProfile(progress)
         started = time.perf_counter()
         unique = _unique(chunks)
         if not unique:
             raise InputError("no chunks to index: the corpus is empty or every line was skipped", source=directory)
-        embedder = embedder or load_embedder(config.embedding_model)
-        tri_embedder = tri_embedder or load_embedder(config.trigraph_embedding_model)
         directory.mkdir(parents=True, exist_ok=True)
-        texts = [c.text for c in unique]
-        vectors = _embed_with_progress(embedder, texts, "dense", progress)
-        dense_index = dense.DenseIndex.build(vectors)
-        sparse_index = sparse.SparseIndex.build([sparse.tokenize(t) for t in tqdm(texts, desc="sparse", disable=not progress)])
-        with tqdm(desc="trigraph", unit="text", disable=not progress) as bar:
-            graph = TriGraph.build([c.id for c in unique], texts, tri_embedder, config, progress=bar.update)
+        embedder, tri_embedder = _build_embedders(config, embedder, tri_embedder, cache_root(directory, config))
+        channels = build_channels([c.id for c in unique], [c.text for c in unique], embedder, tri_embedder, config, profile)
         meta = IndexMeta(
             model_id=embedder.model_id,
             dim=embedder.dim,
@@ -102,11 +104,13 @@ class HybridIndex:
             documents=len({c.doc_id for c in unique}),
             channels=list(CHANNELS),
             built_at=datetime.now(timezone.utc),
+            settings=build_settings(config),
         )
-        index = cls(directory, config, meta, unique, embedder, tri_embedder,
-                    {"dense": dense_index, "sparse": sparse_index, "trigraph": graph})
-        index.meta.build_seconds = round(time.perf_counter() - started, 3)
-        index.save()
+        index = cls(directory, config, meta, unique, embedder, tri_embedder, channels)
+        with profile.stage("save", "chunk", len(unique)):
+            index.meta.build_seconds = round(time.perf_counter() - started, 3)
+            index.meta.build_stages = profile.stages
+            index.save()
         logger.info("retrieval_index_built", chunks=meta.chunks, documents=meta.documents,
                     seconds=index.meta.build_seconds, directory=str(directory))
         return index
@@ -211,24 +215,43 @@ class HybridIndex:
 
     # --- grow -----------------------------------------------------------------------
 
-    def add_chunks(self, chunks: Iterable[Chunk]) -> int:
-        """Append chunks to every loaded channel and save; ids already indexed are skipped."""
-        new = [c for c in _unique(chunks) if c.id not in self._row_of]
+    def add_chunks(
+        self, chunks: Iterable[Chunk], vectors: np.ndarray | None = None, *, profile: BuildProfile | None = None
+    ) -> int:
+        """Append chunks to every loaded channel and save; ids already indexed are skipped.
+
+        `vectors` (rows aligned with `chunks`, from this index's own dense model) are used as
+        they are, never encoded again. Otherwise the new texts go through the vector cache.
+        The result equals a full build of the same chunks (same rows, same rankings)."""
+        chunks = list(chunks)
+        keep = _new_rows(chunks, self._row_of)
+        if vectors is not None:
+            vectors = _checked_vectors(vectors, len(chunks), self.meta)[keep]
+        new = [chunks[i] for i in keep]
         if not new:
             return 0
+        profile = profile or BuildProfile(progress=False)
         texts = [c.text for c in new]
-        if self.dense is not None and self.embedder is not None:
-            self.dense.add(self.embedder.embed_documents(texts))
+        root = cache_root(self.directory, self.config)
+        if self.dense is not None:
+            if vectors is None and self.embedder is not None:
+                vectors = encode_dense(with_vector_cache(self.embedder, root, self.config.build_batch), texts, profile)
+            if vectors is None:
+                raise ConfigError("adding chunks to the dense channel needs vectors or an embedder")
+            with profile.stage("dense index", "chunk", len(new)):
+                self.dense.add(vectors)
         if self.sparse is not None:
-            self.sparse.add([sparse.tokenize(t) for t in texts])
+            build_sparse(texts, profile, self.sparse)
         if self.trigraph is not None and self.tri_embedder is not None:
-            self.trigraph.add([c.id for c in new], texts, self.tri_embedder, self.config)
+            tri = with_vector_cache(self.tri_embedder, root, self.config.build_batch)
+            self.trigraph.add([c.id for c in new], texts, tri, self.config, profile=profile)
         self.chunks.extend(new)
         self._row_of.update({c.id: len(self._row_of) + i for i, c in enumerate(new)})
         self.meta.corpus_hash = corpus_hash(new, self.meta.corpus_hash)
         self.meta.chunks = len(self.chunks)
         self.meta.documents = len({c.doc_id for c in self.chunks})
-        self.save()
+        with profile.stage("save", "chunk", len(new)):
+            self.save()
         logger.info("retrieval_chunks_added", chunks=len(new), total=self.meta.chunks)
         return len(new)
 
@@ -289,6 +312,45 @@ def _channel_seeds(rankings: dict[str, list[int]], per_channel: int) -> list[tup
     return list(seeds.items())
 
 
+def _build_embedders(
+    config: RetrievalConfig, embedder: Embedder | None, tri_embedder: Embedder | None, root: Path
+) -> tuple[Embedder, Embedder]:
+    """The build's embedders (all cores, RETRIEVAL_BUILD_THREADS) behind the vector cache; a
+    Tri-Graph model equal to the dense one's base is loaded once."""
+    if embedder is None:
+        embedder = build_embedder(config.embedding_model, config.build_threads)
+        if tri_embedder is None and config.trigraph_embedding_model == config.embedding_model:
+            tri_embedder = embedder
+        elif tri_embedder is None and isinstance(embedder, SentencePooledEmbedder) and (
+            f"{config.trigraph_embedding_model}{POOLED_NAME_SUFFIX}" == config.embedding_model
+        ):
+            tri_embedder = embedder.inner
+    tri_embedder = tri_embedder or build_embedder(config.trigraph_embedding_model, config.build_threads)
+    batch = config.build_batch
+    return with_vector_cache(embedder, root, batch), with_vector_cache(tri_embedder, root, batch)
+
+
+def _new_rows(chunks: Sequence[Chunk], indexed: dict[str, int]) -> list[int]:
+    """Positions of the chunks not indexed yet (first of each id)."""
+    seen = set(indexed)
+    keep = []
+    for i, chunk in enumerate(chunks):
+        if chunk.id not in seen:
+            seen.add(chunk.id)
+            keep.append(i)
+    return keep
+
+
+def _checked_vectors(vectors: np.ndarray, rows: int, meta: IndexMeta) -> np.ndarray:
+    vectors = np.asarray(vectors, np.float32)
+    if vectors.shape != (rows, meta.dim):
+        raise InputError(
+            f"precomputed vectors have shape {vectors.shape}, expected ({rows}, {meta.dim}) for "
+            f"{rows} chunks of model {meta.model_id!r}; pass one row per chunk, or none to encode"
+        )
+    return vectors
+
+
 def _unique(chunks: Iterable[Chunk]) -> list[Chunk]:
     seen: set[str] = set()
     out = []
@@ -300,12 +362,3 @@ def _unique(chunks: Iterable[Chunk]) -> list[Chunk]:
         out.append(chunk)
     return out
 
-
-def _embed_with_progress(embedder: Embedder, texts: Sequence[str], label: str, progress: bool) -> np.ndarray:
-    batch = 64
-    parts = [np.zeros((0, embedder.dim), np.float32)]
-    with tqdm(total=len(texts), desc=label, unit="chunk", disable=not progress) as bar:
-        for start in range(0, len(texts), batch):
-            parts.append(embedder.embed_documents(list(texts[start : start + batch])))
-            bar.update(min(batch, len(texts) - start))
-    return np.concatenate(parts)

@@ -7,8 +7,10 @@ from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
+from mithub.retrieval.profile import StageTiming
+
 # Bumped whenever the on-disk layout changes; an index with another version must be rebuilt.
-INDEX_FORMAT_VERSION = 1
+INDEX_FORMAT_VERSION = 2  # 2: Tri-Graph keeps its entity candidates; vector cache
 
 ChannelName = Literal["dense", "sparse", "trigraph"]
 CHANNELS: tuple[ChannelName, ...] = ("dense", "sparse", "trigraph")
@@ -73,4 +75,6 @@ class IndexMeta(BaseModel):
     channels: list[str]
     built_at: AwareDatetime
     build_seconds: float = 0.0
+    build_stages: list[StageTiming] = Field(default_factory=list)
+    settings: dict[str, float] = Field(default_factory=dict, description="chunking and entity settings; see build.py")
     meetings: list[str] = Field(default_factory=list)

@@ -1,7 +1,8 @@
 """Tri-Graph channel (seed 001 §3.3.5, §3.4): Entity–Sentence–Chunk graph built from
 containment only (no relation extraction, no LLM), artefacts in `trigraph/`:
 `entity_embeddings.npy`, `sentence_embeddings.npy` (float16), `sentence_chunk_idx.npy`,
-`chunk_ids.json`, `entities.json`, CSR `s2e.npz`, `e2s.npz`, `e2c.npz`, and `meta.json`."""
+`chunk_ids.json`, `entities.json`, CSR `s2e.npz`, `e2s.npz`, `e2c.npz`, the unfiltered entity
+candidates (`candidates.npz`/`.json`, see candidates.py) and `meta.json`."""
 
 from __future__ import annotations
 
@@ -17,7 +18,9 @@ from mithub.embedders.base import Embedder, l2_normalize
 from mithub.errors import IndexFormatError
 from mithub.retrieval import bridging
 from mithub.retrieval.csr import CSR
-from mithub.retrieval.entities import filter_by_df, sentence_entities
+from mithub.retrieval.candidates import Candidates
+from mithub.retrieval.entities import sentence_entities
+from mithub.retrieval.profile import BuildProfile
 from mithub.text import split_sentences
 
 TRIGRAPH_DIR = "trigraph"
@@ -34,6 +37,7 @@ class TriGraph:
         sentence_chunk: np.ndarray,
         s2e: CSR,
         meta: dict,
+        candidates: Candidates | None = None,
     ) -> None:
         self.chunk_ids = chunk_ids
         self.entities = entities
@@ -44,6 +48,7 @@ class TriGraph:
         self.sentence_chunk = sentence_chunk.astype(np.int32)
         self.s2e = s2e
         self.meta = meta
+        self.candidates = candidates or Candidates.empty()
         self._derive()
 
     def _derive(self) -> None:
@@ -65,53 +70,58 @@ class TriGraph:
         embedder: Embedder,
         config: RetrievalConfig,
         progress: Progress | None = None,
+        profile: BuildProfile | None = None,
     ) -> TriGraph:
-        sentences, owners = _sentences_of(texts, offset=0)
-        found = [sentence_entities(s) for s in sentences]
-        entities = filter_by_df(
-            found, config.entity_min_df, config.entity_max_df_ratio, config.entity_max_df_floor, config.entity_max_df_cap
-        )
-        lookup = {name: i for i, name in enumerate(entities)}
-        s2e = _s2e(found, lookup, 0, len(entities))
+        profile = profile or BuildProfile(progress=False)
+        with profile.stage("trigraph extract", "sentence") as stage:
+            sentences, owners = _sentences_of(texts, offset=0)
+            candidates = Candidates.empty().extend([sentence_entities(s) for s in sentences])
+            entities = _entities(candidates, config)
+            stage.items = len(sentences)
+        with profile.stage("trigraph encode", "text") as stage:
+            entity_vectors, sentence_vectors = _encode(embedder, entities, sentences, progress, profile)
+            stage.items = len(entities) + len(set(sentences))
         meta = {"model_id": embedder.model_id, "dim": embedder.dim, "exact_limit": config.entity_exact_limit}
-        graph = cls(
-            list(chunk_ids),
-            entities,
-            _embed(embedder, entities, progress),
-            _embed(embedder, sentences, progress),
-            owners,
-            s2e,
-            meta,
-        )
-        graph.meta.update(graph.stats())
+        with profile.stage("trigraph graph", "sentence", len(sentences)):
+            graph = cls(list(chunk_ids), entities, entity_vectors, sentence_vectors, owners,
+                        candidates.s2e(entities), meta, candidates)
+            graph.meta.update(graph.stats())
         return graph
 
-    def add(self, chunk_ids: Sequence[str], texts: Sequence[str], embedder: Embedder, config: RetrievalConfig) -> None:
-        """Append chunks without rebuilding: their sentences link to known entities, and
-        candidates new to the graph join when the new text mentions them in `min_df` sentences."""
-        sentences, owners = _sentences_of(texts, offset=len(self.chunk_ids))
-        found = [sentence_entities(s) for s in sentences]
-        fresh = [
-            e for e in filter_by_df(found, config.entity_min_df, 1.0, config.entity_max_df_floor, config.entity_max_df_cap)
-            if e not in self.entity_lookup
-        ]
-        entities = self.entities + fresh
-        lookup = {name: i for i, name in enumerate(entities)}
-        new_rows = _s2e(found, lookup, 0, len(entities))
-        old = self.s2e
-        s2e = CSR.from_pairs(
-            np.concatenate([old.rows_of_entries(), new_rows.rows_of_entries() + old.shape[0]]),
-            np.concatenate([old.indices, new_rows.indices]),
-            (old.shape[0] + new_rows.shape[0], len(entities)),
-        )
-        self.entity_vectors = np.concatenate([np.asarray(self.entity_vectors), _embed(embedder, fresh, None)])
-        self.sentence_vectors = np.concatenate([np.asarray(self.sentence_vectors), _embed(embedder, sentences, None)])
-        self._sentence_rows = self.sentence_vectors
-        self.sentence_chunk = np.concatenate([self.sentence_chunk, owners]).astype(np.int32)
-        self.chunk_ids = self.chunk_ids + list(chunk_ids)
-        self.entities, self.s2e = entities, s2e
-        self._derive()
-        self.meta.update(self.stats())
+    def add(
+        self,
+        chunk_ids: Sequence[str],
+        texts: Sequence[str],
+        embedder: Embedder,
+        config: RetrievalConfig,
+        profile: BuildProfile | None = None,
+    ) -> None:
+        """Append chunks. Only the new sentences are parsed and encoded; the entity filter is
+        redone over all stored candidates, so the graph equals a full build of the same corpus."""
+        profile = profile or BuildProfile(progress=False)
+        with profile.stage("trigraph extract", "sentence") as stage:
+            sentences, owners = _sentences_of(texts, offset=len(self.chunk_ids))
+            self.candidates = self.candidates.extend([sentence_entities(s) for s in sentences])
+            entities = _entities(self.candidates, config)
+            stage.items = len(sentences)
+        known = {name: i for i, name in enumerate(self.entities)}
+        fresh = [e for e in entities if e not in known]
+        with profile.stage("trigraph encode", "text") as stage:
+            fresh_vectors, new_sentence_vectors = _encode(embedder, fresh, sentences, None, profile)
+            stage.items = len(fresh) + len(set(sentences))
+        with profile.stage("trigraph graph", "sentence", len(sentences)):
+            old_vectors = np.asarray(self.entity_vectors)
+            fresh_row = {name: i for i, name in enumerate(fresh)}
+            self.entity_vectors = np.stack(
+                [old_vectors[known[e]] if e in known else fresh_vectors[fresh_row[e]] for e in entities]
+            ) if entities else np.zeros((0, self.meta["dim"]), np.float16)
+            self.sentence_vectors = np.concatenate([np.asarray(self.sentence_vectors), new_sentence_vectors])
+            self._sentence_rows = self.sentence_vectors
+            self.sentence_chunk = np.concatenate([self.sentence_chunk, owners]).astype(np.int32)
+            self.chunk_ids = self.chunk_ids + list(chunk_ids)
+            self.entities, self.s2e = entities, self.candidates.s2e(entities)
+            self._derive()
+            self.meta.update(self.stats())
 
     def stats(self) -> dict[str, int]:
         return {
@@ -135,6 +145,7 @@ class TriGraph:
         self.s2e.save(target / "s2e.npz")
         self.e2s.save(target / "e2s.npz")
         self.e2c.save(target / "e2c.npz")
+        self.candidates.save(target)
         self.meta.update(corpus_hash=corpus_hash)
         _write_json(target / "meta.json", self.meta)
 
@@ -152,6 +163,7 @@ class TriGraph:
             np.load(target / "sentence_chunk_idx.npy", allow_pickle=False),
             CSR.load(target / "s2e.npz"),
             meta,
+            Candidates.load(target),
         )
 
     # --- search (Algorithm 1) -----------------------------------------------------------
@@ -260,15 +272,34 @@ def _sentences_of(texts: Sequence[str], offset: int) -> tuple[list[str], np.ndar
     return sentences, np.asarray(owners, dtype=np.int32)
 
 
-def _s2e(found: Sequence[set[str]], lookup: dict[str, int], row_offset: int, n_entities: int) -> CSR:
-    rows, cols = [], []
-    for row, names in enumerate(found):
-        for name in names:
-            column = lookup.get(name)
-            if column is not None:
-                rows.append(row + row_offset)
-                cols.append(column)
-    return CSR.from_pairs(np.asarray(rows), np.asarray(cols), (row_offset + len(found), n_entities))
+def _entities(candidates: Candidates, config: RetrievalConfig) -> list[str]:
+    return candidates.entities(
+        config.entity_min_df, config.entity_max_df_ratio, config.entity_max_df_floor, config.entity_max_df_cap
+    )
+
+
+def _encode(
+    embedder: Embedder,
+    entities: Sequence[str],
+    sentences: Sequence[str],
+    progress: Progress | None,
+    profile: BuildProfile,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(entity vectors, sentence vectors) as float16; a sentence repeated by overlapping
+    chunks is encoded once."""
+    unique = list(dict.fromkeys(sentences))
+    texts = list(entities) + unique
+    with profile.bar("trigraph encode", len(texts), "text") as bar:
+        def advance(n: int) -> None:
+            bar.update(n)
+            if progress is not None:
+                progress(n)
+
+        vectors = _embed(embedder, texts, advance)
+    row_of = {s: len(entities) + i for i, s in enumerate(unique)}
+    sentence_rows = np.asarray([row_of[s] for s in sentences], np.int64)
+    empty = np.zeros((0, embedder.dim), np.float16)
+    return vectors[: len(entities)], (vectors[sentence_rows] if sentences else empty)
 
 
 def _embed(embedder: Embedder, texts: Sequence[str], progress: Progress | None, batch: int = 256) -> np.ndarray:

@@ -1,0 +1,126 @@
+"""Building the three channels over chunk rows, stage by stage (timed in a `BuildProfile`),
+with every document vector going through the on-disk vector cache: a rebuild, a resumed
+build or an incremental add never encodes a text twice."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from mithub.config import RetrievalConfig
+from mithub.embedders.base import CachedEmbedder, Embedder
+from mithub.embedders.sentence_pooled import SentencePooledEmbedder
+from mithub.embedders.vector_cache import PersistentCachedEmbedder
+from mithub.errors import ConfigError
+from mithub.retrieval import dense, sparse
+from mithub.retrieval.profile import BuildProfile
+from mithub.retrieval.trigraph import TriGraph
+
+VECTORS_DIR = "vectors"
+
+
+def cache_root(directory: Path, config: RetrievalConfig) -> Path:
+    return Path(config.vector_cache_dir) if config.vector_cache_dir.strip() else directory / VECTORS_DIR
+
+
+def with_vector_cache(embedder: Embedder, root: Path, batch: int) -> Embedder:
+    """`embedder` with its document vectors read from / written to the cache under `root`.
+    A sentence-pooled embedder caches its sentences (what is actually encoded); the
+    in-memory LRU wrapper is dropped, the disk cache supersedes it."""
+    if isinstance(embedder, PersistentCachedEmbedder):
+        return embedder
+    if isinstance(embedder, CachedEmbedder):
+        return with_vector_cache(embedder.inner, root, batch)
+    if isinstance(embedder, SentencePooledEmbedder):
+        return SentencePooledEmbedder(with_vector_cache(embedder.inner, root, batch))
+    return PersistentCachedEmbedder(embedder, root, batch)
+
+
+def _persistent(embedder: Embedder) -> PersistentCachedEmbedder | None:
+    while not isinstance(embedder, PersistentCachedEmbedder):
+        embedder = getattr(embedder, "inner", None)  # type: ignore[assignment]
+        if embedder is None:
+            return None
+    return embedder
+
+
+def encode_dense(embedder: Embedder, texts: Sequence[str], profile: BuildProfile) -> np.ndarray:
+    """Chunk vectors, with a progress bar over the texts the model still has to encode."""
+    with profile.stage("dense encode", "chunk", len(texts)):
+        persistent = _persistent(embedder)
+        if persistent is None:
+            return _encode_in_batches(embedder, texts, profile)
+        units = texts
+        if isinstance(embedder, SentencePooledEmbedder):
+            units = [s for t in texts for s in embedder.sentences_of(t)]
+        with profile.bar("dense encode", persistent.unseen(units), "text") as bar:
+            persistent.on_batch = bar.update
+            try:
+                return embedder.embed_documents(texts)
+            finally:
+                persistent.on_batch = None
+
+
+def _encode_in_batches(embedder: Embedder, texts: Sequence[str], profile: BuildProfile, batch: int = 256) -> np.ndarray:
+    parts = [np.zeros((0, embedder.dim), np.float32)]
+    with profile.bar("dense encode", len(texts), "chunk") as bar:
+        for start in range(0, len(texts), batch):
+            parts.append(embedder.embed_documents(list(texts[start : start + batch])))
+            bar.update(min(batch, len(texts) - start))
+    return np.concatenate(parts)
+
+
+def build_sparse(texts: Sequence[str], profile: BuildProfile, index: sparse.SparseIndex | None = None) -> sparse.SparseIndex:
+    """A new sparse index, or `index` with `texts` appended."""
+    with profile.stage("sparse tokenize", "chunk", len(texts)), profile.bar("sparse tokenize", len(texts), "chunk") as bar:
+        tokens = []
+        for text in texts:
+            tokens.append(sparse.tokenize(text))
+            bar.update(1)
+    with profile.stage("sparse index", "chunk", len(texts)):
+        if index is None:
+            return sparse.SparseIndex.build(tokens)
+        index.add(tokens)
+        return index
+
+
+def build_channels(
+    chunk_ids: Sequence[str],
+    texts: Sequence[str],
+    embedder: Embedder,
+    tri_embedder: Embedder,
+    config: RetrievalConfig,
+    profile: BuildProfile,
+) -> dict[str, object]:
+    vectors = encode_dense(embedder, texts, profile)
+    with profile.stage("dense index", "chunk", len(texts)):
+        dense_index = dense.DenseIndex.build(vectors)
+    sparse_index = build_sparse(texts, profile)
+    graph = TriGraph.build(chunk_ids, texts, tri_embedder, config, profile=profile)
+    return {"dense": dense_index, "sparse": sparse_index, "trigraph": graph}
+
+
+# Settings an index is built with that `mithub index add` must share: chunks cut another way
+# or entities filtered another way would not match what is already indexed.
+BUILD_SETTINGS = (
+    "window_sentences", "window_stride", "markdown_chunk_size", "markdown_chunk_overlap",
+    "entity_min_df", "entity_max_df_ratio", "entity_max_df_floor", "entity_max_df_cap",
+)
+
+
+def build_settings(config: RetrievalConfig) -> dict[str, float]:
+    return {name: getattr(config, name) for name in BUILD_SETTINGS}
+
+
+def check_build_settings(stored: dict[str, float], config: RetrievalConfig, directory: Path) -> None:
+    """A clear error, naming each setting, when the current settings would chunk or filter
+    differently from the index's build."""
+    current = build_settings(config)
+    differ = [f"RETRIEVAL_{k.upper()}={current[k]} (index: {v})" for k, v in stored.items() if k in current and current[k] != v]
+    if differ:
+        raise ConfigError(
+            f"{directory} was built with other settings: {', '.join(differ)}; "
+            "set them back to the index's values, or rebuild it with `mithub index build`"
+        )
