@@ -29,7 +29,7 @@ _EN_CHOICE = re.compile(r"\bgo(?:ing)? with ([A-Z][\w-]*(?:\s[A-Z][\w-]*)*)")
 _FILLERS = re.compile(r"^(?:\W|음|어|네|아|그럼|그러면|um|uh|yeah|okay|ok|so)+\s*", re.IGNORECASE)
 _MAX_QUOTE = 160
 # "오늘", "today": the meeting itself, not a value anyone settles.
-_NOW_WORDS = frozenset({"오늘", "금일", "today", "tonight", "now"})
+NOW_WORDS = frozenset({"오늘", "금일", "today", "tonight", "now"})
 _AGREEMENT = re.compile(r"^\W*(?:okay|ok|makes sense|fine|alright|good|great|perfect)\b", re.IGNORECASE)
 _COMMIT = re.compile(r"^\W*(?:음\W*)?(?:네|예|좋아요)?\W*(?:그럼\s*)?(?:제가|저희가)\s*(?:할게요|하겠습니다|맡을게요|맡겠습니다)\W*$")
 
@@ -53,7 +53,7 @@ def is_decision_sentence(sentence: str, values: Sequence[Value], utterance_openi
     `utterance_opening`: the utterance opens with an agreement or settles elsewhere
     ("Okay, that works. Annual spend cap of eighty-four K")."""
     cues = stance(sentence)
-    if cues.question or cues.hedged or cues.reported or cues.negated:
+    if cues.question or cues.hedged or cues.requested or cues.reported or cues.negated:
         return False
     if cues.hypothetical and not settled_values(sentence, values):
         return False
@@ -107,7 +107,7 @@ def _decision_of(meeting_id: str, utterance: Utterance, reference: date, names: 
     context: list[str] = []
     for sentence in sentences:
         values = [v for v in extract_values(sentence, reference=reference, names=names)
-                  if v.text.strip(" 은는에") not in _NOW_WORDS]
+                  if v.text.strip(" 은는에") not in NOW_WORDS]
         if values and not stance(sentence).hedged:
             context.append(sentence)
         if is_decision_sentence(sentence, values, opening):

@@ -15,7 +15,7 @@ _KO_SETTLE = re.compile(
     r"|(?:으로|로|걸로|거로|것으로)\s*(?:하|할|합|해|가|갈|갑|정하|정할|묶|잡|올리|내리|당기|미루|밀|바꾸|변경)"
     r"|(?:하|가|열|시작하|배정하|진행하|배포하|의무화하|올리|내리|당기|미루|바꾸|변경하|사)(?:겠습니다|겠어요|죠|시죠|자고요)"
     r"|(?:시작합니다|진행합니다|갑니다|나갑니다|엽니다|오픈합니다)(?=\W*$)|(?:제가|저희가)\s*(?:할게요|하겠습니다|맡)|맡(?:는|아|기로)"
-    r"|사죠|(?:그대로|대로)\s*(?:가|갑|하|유지)"
+    r"|사죠|(?:그대로|대로)\s*(?:가|갑|하|유지)|걸로|거로"
 )
 _EN_SETTLE = re.compile(
     r"\blet'?s (?:go with|do|treat|lock|keep|make|set|move|push)\b|\bwe(?:'ll| will) go with\b|\bgoing with\b|\bfinal (?:answer|decision|call)\b|\bthat'?s final\b|, final\b"
@@ -29,15 +29,19 @@ _OPENING = re.compile(r"^\W*(?:okay|ok|alright|fine|good|great|makes sense|perfe
 # Proposals and hedges: the value is on the table, not settled.
 _KO_HEDGE = re.compile(
     r"것 같|거 같|할까|어때|어떨|좋겠|싶|할지|인지|일지|수도 있|가능(?:은|하긴)|긴 해|긴 한데|는데(?:요)?\W*$"
-    r"|추천|제안|요청(?:드렸|했)|원래|정도면|예상|게 좋|는 게 나|생각했|생각하고|생각 중|라고|다고|보류|미정|보고\s*(?:정|결정)|긴 하|대요\W*$"
+    r"|추천|제안|원래|정도면|예상|게 좋|는 게 나|생각했|생각하고|생각 중|라고|다고|보류|미정|보고\s*(?:정|결정)|긴 하|대요\W*$"
     r"|해야|돼야|되어야|다음\s*(?:주|번|회의)에?\s*(?:같이\s*)?(?:정하|결정|얘기|논의)|나중에"
 )
 _EN_HEDGE = re.compile(
     r"\b(?:maybe|might|could|would|should we|how about|what about|was thinking|i think|i'd|suggest|propose"
-    r"|probably|guess|asked for|requested|versus|vs|or|offered|figure (?:that |it )?out|next week too)\b",
+    r"|probably|guess|versus|vs|or|offered|figure (?:that |it )?out|next week too)\b",
     re.IGNORECASE,
 )
 # Hypotheticals: a condition ("-면", "만약", "if") other than "-면 돼요" (it is enough to).
+# A request on the table ("요청드렸어요", "asked for"): a proposal for a decision, a firm
+# statement for a change ("…하는 걸로 업체에 요청드렸어요").
+_KO_REQUEST = re.compile(r"요청(?:드렸|했|하신)")
+_EN_REQUEST = re.compile(r"\b(?:asked for|requested)\b", re.IGNORECASE)
 _KO_IF = re.compile(r"만약|만일|혹시|(?<!으)면(?!서|\s*(?:되|돼|됩))|다면|라면|경우에?(?:는)?")
 _EN_IF = re.compile(r"\bif\b|\bin case\b|\bunless\b|\bfallback\b|\bwhat if\b|\bsuppose\b", re.IGNORECASE)
 # Rejected options and negations: "안 하기로 했잖아요", "안 하는 걸로", "not happening".
@@ -46,7 +50,11 @@ _EN_NOT = re.compile(r"\bnot\b|n't\b|\bno longer\b|\bruled out\b|\bdropped\b|\br
 # Someone else's plan, reported ("…하기로 했어요", "they decided"), not settled by this team.
 _KO_REPORTED = re.compile(r"(?:하기로|기로)\s*했(?:어요|대요|답니다|다고|다네요|더라고요)|한대요|했대요|한다고\s*(?:했|하더)")
 _KO_WE = re.compile(r"저희|우리|제가")
-_EN_REPORTED = re.compile(r"\b(?:they|he|she)\s+(?:decided|said|want|plan|are going)\b", re.IGNORECASE)
+_EN_REPORTED = re.compile(
+    r"\b(?:they|he|she)(?:'ll|'re|'d)?\s+(?:only\s+)?(?:decided|said|want|plan|are going|will|would|do|offered)\b"
+    r"|\bthey'll\b|\bthey'd\b",
+    re.IGNORECASE,
+)
 # The sentence points back at an earlier decision: "지난주에 …로 정했던", "last week we said".
 _KO_PAST = re.compile(
     r"지난(?:주|번|\s*회의|달)|저번|전에\s*(?:정|얘기)|(?:정|잡|묶|하|말씀하|얘기하)(?:았|었|였|셨)?던|했던|정한|잡은|원래"
@@ -68,8 +76,10 @@ _EN_SAME = re.compile(r"\bstill\b|\bas planned\b|\bunchanged\b|\bsame\b|\bremain
 def _korean_settles(text: str) -> bool:
     """A settling form that is not itself the condition of a "-면" clause ("자동으로 내리면")."""
     for match in _KO_SETTLE.finditer(text):
-        word_rest = re.match(r"[가-힣]*", text[match.end():]).group(0)  # type: ignore[union-attr]
-        if not re.search(r"(?<!으)면$|다면$", word_rest):
+        rest = text[match.end():]
+        word_rest = re.match(r"[가-힣]*", rest).group(0)  # type: ignore[union-attr]
+        enough = re.match(r"\s*(?:되|돼|됩)", rest[len(word_rest):]) is not None  # "-면 돼요": it is enough to
+        if enough or not re.search(r"(?<!으)면$|다면$", word_rest):
             return True
     return False
 
@@ -86,6 +96,7 @@ class Stance:
     settles: bool
     opening: bool
     hedged: bool
+    requested: bool
     hypothetical: bool
     negated: bool
     question: bool
@@ -102,14 +113,14 @@ def stance(sentence: str) -> Stance:
         reported = bool(_KO_REPORTED.search(text)) and not _KO_WE.search(text)
         return Stance(
             settles=_korean_settles(text), opening=bool(re.match(r"^\W*(?:네|그럼|좋아요|그러면)", text)),
-            hedged=bool(_KO_HEDGE.search(text)), hypothetical=bool(_KO_IF.search(text)),
+            hedged=bool(_KO_HEDGE.search(text)), requested=bool(_KO_REQUEST.search(text)), hypothetical=bool(_KO_IF.search(text)),
             negated=bool(_KO_NOT.search(text)), question=text.endswith("?"), reported=reported,
             points_back=bool(_KO_PAST.search(text)), changes=bool(_KO_CHANGE.search(text)),
             keeps=bool(_KO_SAME.search(text)),
         )
     return Stance(
         settles=bool(_EN_SETTLE.search(text)), opening=bool(_OPENING.search(text)),
-        hedged=bool(_EN_HEDGE.search(text)), hypothetical=bool(_EN_IF.search(text)),
+        hedged=bool(_EN_HEDGE.search(text)), requested=bool(_EN_REQUEST.search(text)), hypothetical=bool(_EN_IF.search(text)),
         negated=bool(_EN_NOT.search(text)), question=text.endswith("?"),
         reported=bool(_EN_REPORTED.search(text)), points_back=bool(_EN_PAST.search(text)),
         changes=bool(_EN_CHANGE.search(text)), keeps=bool(_EN_SAME.search(text)),
