@@ -32,6 +32,7 @@ MONTH_HINT_WINDOW = 8
 
 _DATED = ("date", "day", "weekday", "relative_day", "week", "month_end")
 _DEADLINE_MARK = re.compile(r"까지|전에|\bby\b|\buntil\b|\bbefore\b|\bno later than\b", re.IGNORECASE)
+_DEADLINE_BEFORE = re.compile(r"\b(?:by|until|before|till|no later than)\s+(?:the\s+)?$", re.IGNORECASE)
 # "오늘 정한 건": a date that modifies something already done is no deadline.
 _NOT_A_DUE = re.compile(r"\s*[가-힣]*[한된온간던]\s*(?:건|거|것|내용|사항)")
 _DECISION = re.compile(r"(?:으로|로)\s*(?:하겠습니다|하죠|가죠|갑니다|가겠습니다)|확정|결정")
@@ -245,12 +246,13 @@ def _due(item: _Item, turns: list[Utterance], meeting_date: date, hints: list[in
          shared: bool) -> tuple[DateMention, int, str] | None:
     """The item's due expression, the line and text it was said in: one said as a deadline
     (까지, by, before) first, then the most trusted source; within a source a calendar date
-    over an event or a schedule over a duration, and a named month over a bare day."""
+    over an event or a schedule over a duration, then the first said."""
     best: tuple[tuple[int, int, int, int], DateMention, int, str] | None = None
     for order, (line, text) in enumerate(_due_sources(item, turns, shared)):
         for m in _mentions(text, line, meeting_date, hints):
             tier = 0 if m.kind in _DATED else 1 if m.kind in ("event", "recurring") else 2
-            key = (0 if _DEADLINE_MARK.search(m.text) else 1, order, tier, 0 if m.kind == "date" else 1)
+            marked = _DEADLINE_MARK.search(m.text) or _DEADLINE_BEFORE.search(text[: m.start])
+            key = (0 if marked else 1, order, tier, m.start)
             if best is None or key < best[0]:
                 best = (key, m, line, text)
     return (best[1], best[2], best[3]) if best else None

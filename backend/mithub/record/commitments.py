@@ -29,14 +29,14 @@ _KO_SELF = re.compile(r"제가|저희가|저희는|저는|저도")
 # acknowledging ("알겠습니다", "알고 있을게요"), refusing, or deferring a topic are no work.
 _KO_NOT_COMMIT = re.compile(
     r"확정|결정하|보류|마치겠|넘어가|넘길게|넘기겠|안건|여기까지|시작하겠|시작할게|(?:으로|로)\s*갈게|(?:부터|먼저)\s*(?:볼|할|하겠)"
-    r"|알겠|알고\s*있을|(?:안|못)\s*[하할]|않겠|걸로\s*(?:할|하겠)|화면|이따|말씀드릴\s*게\s"
-    r"|^\W*(?:\S+\s+)?(?:그럼\s+)?(?:정리|마무리)(?:할게요|하겠습니다)\W*$"
+    r"|알겠|알고\s*있을|[좋되맞있없]겠|듣기만|(?:안|못)\s*[하할]|않겠|걸로\s*(?:할|하겠)|화면|이따|말씀드릴\s*게\s"
+    r"|^(?!.*(?:까지|\d))\W*(?:\S+\s+){0,3}(?:정리|마무리)(?:할게요|하겠습니다)\W*$"
 )
 # "-겠습니다" after a topic ("베타는 8월 5일에 열겠습니다") or a value ("3개월로 당기겠습니다",
 # "6월 1일부터 의무화하겠습니다") settles a decision; a promise has no such topic.
 _SELF_PRONOUNS = frozenset({"저", "제", "저희", "나", "우리"})
-_KO_REQUEST = re.compile(rf"[{_OPEN}]\s?주(?:세요|시고|실|십시오|시겠)|부탁(?:드|해|합)|가능하세요|가능할까요")
-_KO_TALK = re.compile(r"말씀|설명해|얘기해|이야기해|의견")
+_KO_REQUEST = re.compile(rf"[{_OPEN}]\s?주(?:세요|시고|실|십시오|시겠)|부탁(?:드|해|합)|가능하세요")
+_KO_TALK = re.compile(r"말씀|설명해|얘기해|이야기해|의견|현황|진척|상황부터")
 _KO_ASSIGN = re.compile(r"(?:걸로|기로)\s*(?:할게요|하겠습니다|하죠|해요|합시다)|맡기로|정하죠|보시죠")
 _KO_TEAM = re.compile(r"저희\s*(?P<team>[가-힣A-Za-z0-9]+팀)(?:에서|이|은|가)")
 
@@ -69,7 +69,7 @@ _AFFIRMATIVE = re.compile(
     r"|sounds good|on it|got it|of course)\b",
     re.IGNORECASE,
 )
-_KO_RECIPIENT = re.compile(r"^\s*(?:님|씨)?\s*(?:께|에게|한테|이랑|하고|랑|과|와|을|를|의|도\s*초대)")
+_KO_RECIPIENT = re.compile(r"^\s*(?:님|씨)?\s*(?:께|에게|한테|이랑|하고|랑|과|와|을|를|의|도\s*(?:초대|참조))")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 

@@ -240,7 +240,7 @@ _PATTERNS: list[tuple[str, _Resolver]] = [
     (rf"(?P<mon>\d{{1,2}})\s*월\s*(?P<day>\d{{1,2}})\s*일(?:\s*{_KWD}요일)?{_KO_TIME}{_KO_WITHIN}", _month_day),
     (rf"(?:다음|담)\s*달\s*(?P<day>\d{{1,2}})\s*일(?:\s*{_KWD}요일)?{_KO_TIME}", _next_month_day),
     (rf"(?<![\d.])(?<!월 )(?<!기본 )(?<!최대 )(?<!최소 )(?P<day>\d{{1,2}})\s*일(?:\s*(?P<wd>{_KWD})요일{_KO_TIME}"
-     r"|(?=\s*(?:까지|에(?!\s*안)|부터|전|날|자(?![가-힣])|오전|오후|그대로|이요|이에요)))", _day),
+     r"|(?=\s*(?:까지|에(?!\s*안|서)|부터|전|날|자(?![가-힣])|오전|오후|그대로|이요|이에요)))", _day),
     (rf"{_KO_WHICH}\s*주\s*(?P<wd>{_KWD})요일{_KO_TIME}{_KO_WITHIN}", _weekday),
     (rf"(?<![매격])(?P<wd>{_KWD})요일{_KO_TIME}{_KO_WITHIN}", _weekday),
     (r"(?P<mon>\d{1,2})\s*월\s*(?P<nth>첫째|첫|둘째|두|셋째|세|넷째|네|마지막)\s*(?:째\s*)?주", _week_of_month_res),
