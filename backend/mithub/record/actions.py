@@ -283,7 +283,9 @@ def _event_date(mention: DateMention, line: int, source: str, turns: list[Uttera
 # --- output ---------------------------------------------------------------------------------
 
 
-def _condense(text: str, limit: int = QUOTE_CHARS) -> str:
+def condense(text: str, limit: int = QUOTE_CHARS) -> str:
+    """The words as said, cut at a word boundary with "…" when long (never mid-word)."""
+    text = " ".join(text.split())
     if len(text) <= limit:
         return text
     cut = text.rfind(" ", 0, limit)
@@ -293,7 +295,7 @@ def _condense(text: str, limit: int = QUOTE_CHARS) -> str:
 def _task(segment: str) -> str:
     task = re.sub(r"^\W*(?:네|넵|예|좋아요|그럼|음|아|sure|yes|yeah|yep|okay|ok|and|so)\b[,.]?\s*", "",
                   segment.strip(), flags=re.IGNORECASE)
-    return _condense(task or segment.strip(), 160)
+    return condense(task or segment.strip(), 160)
 
 
 def _to_action_item(meeting_id: str, item: _Item, turns: list[Utterance], meeting_date: date,
@@ -306,7 +308,7 @@ def _to_action_item(meeting_id: str, item: _Item, turns: list[Utterance], meetin
         due_date = _event_date(found[0], found[1], found[2], turns, meeting_date, hints)
     return ActionItem(
         meeting_id=meeting_id, seq=turn.id, owner=item.owner, task=_task(item.segment),
-        due_text=due.text if due else None, due_date=due_date, quote=_condense(turn.text),
+        due_text=due.text if due else None, due_date=due_date, quote=condense(turn.text),
         support_seqs=sorted(turns[k].id for k in item.lines if k != item.line),
         speaker=turn.speaker_name, time=turn.absolute_timestamp,
     )
