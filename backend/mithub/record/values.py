@@ -124,6 +124,9 @@ def _korean_number_values(text: str) -> list[Value]:
     values: list[Value] = []
     for match in KOREAN_NUMBER.finditer(text):
         run = _trim_run(match.group(0)).rstrip(",. ")
+        after = match.start() + len(run)
+        if len(run) > 1 and run[-1] in _SINO and re.match(r"[가-힣]", text[after:after + 1]):
+            run = run[:-1].rstrip()  # "4천이면": the particle, not a digit
         if not is_plain_korean_run(run):
             continue
         end = match.start() + len(run)

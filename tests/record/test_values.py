@@ -1,0 +1,110 @@
+"""Value normalisation, table-driven, Korean and English."""
+
+from datetime import date
+
+import pytest
+
+from mithub.record.values import extract_values, names_match, values_agree
+
+MEETING = date(2026, 5, 13)
+
+
+def only(text: str, **kwargs):
+    values = extract_values(text, reference=MEETING, **kwargs)
+    assert len(values) == 1, values
+    return values[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "number"),
+    [
+        ("총예산은 2억 4천만 원으로 확정", "amount", 240_000_000),
+        ("분기 총액은 이억 사천 그대로", "number", 240_000_000),
+        ("2억 4천이면 설득할 수 있어요", "number", 240_000_000),
+        ("GPU는 월 천오백 안에서", "number", 1_500),
+        ("GPU는 월 1,800만 원으로", "amount", 18_000_000),
+        ("예산은 3천만 원으로", "amount", 30_000_000),
+        ("커버리지 60%로", "percent", 60),
+        ("커버리지 육십 퍼센트로", "percent", 60),
+        ("GPU 4대 서버", "count", 4),
+        ("세 명 더 뽑죠", "count", 3),
+        ("열두 명까지", "count", 12),
+        ("세 자리로 올리시면 돼요", "count", 3),
+        ("2년 보관", "duration", 730.5),
+        ("90일 보관하고", "duration", 90),
+        ("키 로테이션은 6개월마다", "duration", 182.625),
+        ("밤 10시에 끄고", "time", 22 * 60),
+        ("a cap of eighty K", "amount", 80_000),
+        ("seventy-five K a year", "amount", 75_000),
+        ("an annual cap of eighty-four thousand", "number", 84_000),
+        ("the cap is $80,000", "amount", 80_000),
+        ("twenty-five hundred new subscriptions", "count", 2_500),
+        ("three engineers on call", "count", 3),
+        ("a two-year term", "duration", 730.5),
+        ("we need two years", "duration", 730.5),
+        ("Sixty percent social", "percent", 60),
+        ("ninety-nine point nine five", "number", 99.95),
+    ],
+)
+def test_numbers_amounts_counts_durations(text: str, kind: str, number: float) -> None:
+    value = only(text)
+    assert value.kind == kind
+    assert value.number == pytest.approx(number)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [
+        ("2억 4천만 원", "이억 사천", True),
+        ("월 1,800만 원", "월 천오백", False),
+        ("월 1,800만 원", "1,800 정도", True),
+        ("60%", "육십 퍼센트", True),
+        ("eighty K", "$80,000", True),
+        ("seventy-five K", "eighty-four thousand", False),
+        ("1년", "12개월", True),
+        ("6개월", "3개월", False),
+        ("three engineers", "3 engineers", True),
+        ("밤 8시", "8시", True),
+        ("밤 10시", "밤 8시", False),
+    ],
+)
+def test_values_agree(a: str, b: str, same: bool) -> None:
+    assert values_agree(only(a), only(b)) is same
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [
+        ("베타는 7월 22일에", "지난주에 22일로 잡았던", True),
+        ("서류 마감은 6월 12일로", "서류 마감은 다음 달 12일", True),
+        ("July fifteenth", "August third", False),
+        ("we launch June eighth", "we're still live on the eighth", True),
+        ("6월 1일", "6월 5일", False),
+    ],
+)
+def test_dates_as_values(a: str, b: str, same: bool) -> None:
+    first = extract_values(a, reference=date(2026, 5, 7))[-1]
+    second = extract_values(b, reference=MEETING)[-1]
+    assert first.kind == second.kind == "date"
+    assert values_agree(first, second) is same
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [("Relay", "Relaymark", True), ("Pinnacle", "Relaymark", False), ("수진", "이수진", True),
+     ("SLA", "service level agreement", True), ("Tallgrass", "Tall", True), ("Ra", "Relaymark", False)],
+)
+def test_names_by_short_name(a: str, b: str, same: bool) -> None:
+    assert names_match(a, b) is same
+
+
+def test_persons_and_things() -> None:
+    values = extract_values("Good news, Relay's still the pick and Marcus owns it.", names=["Marcus Oyelaran"])
+    kinds = {(v.kind, v.unit) for v in values}
+    assert ("name", "relay") in kinds
+    assert ("person", "Marcus Oyelaran") in kinds
+
+
+@pytest.mark.parametrize("text", ["천천히 하죠", "만약에 백엔드가", "일단 이번 주", "3분기 예산"])
+def test_words_that_start_with_numerals_are_not_numbers(text: str) -> None:
+    assert [v for v in extract_values(text) if v.kind != "date"] == []
