@@ -55,7 +55,7 @@ _EN_NOT_COMMIT = re.compile(
 _EN_TALK = re.compile(r"\bwalk\s+us\b|\btell\s+us\b|\bsee\s+(?:the|my|it)\b|\bhear\s+me\b|\bremind\s+us\b",
                       re.IGNORECASE)
 _EN_REQUEST = re.compile(
-    r"\b(?:can|could|would|will)\s+you\b|\bplease\b(?!\s+(?:not|don't)\b)|\byou\s+(?:run|own|take|handle|drive|lead|do)\s+(?:it|that|this)\b"
+    r"\b(?:can|could|would|will)\s+(?:you|someone|somebody)\b|\bplease\b(?!\s+(?:not|don't)\b)|\byou\s+(?:run|own|take|handle|drive|lead|do)\s+(?:it|that|this)\b"
     r"|\byou\s+can\s+\w+\s+it\b",
     re.IGNORECASE,
 )

@@ -1,0 +1,173 @@
+"""Action items and pending items from the two sample meetings (matching their *.facts.json)
+and from short exchanges that show one rule each."""
+
+from __future__ import annotations
+
+import json
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from mithub.context.models import Utterance
+from mithub.record.actions import extract_action_items
+from mithub.record.models import ActionItem
+from mithub.record.pending import extract_pending_items
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "meetings"
+# Wednesday 17 June 2026, 10:00 in Seoul: the date every relative due date resolves against.
+MEETING_DATE = date(2026, 6, 17)
+START = datetime(2026, 6, 17, 1, 0, tzinfo=timezone.utc)
+
+# facts.json `due` (as said) -> the date it names on MEETING_DATE; None: no calendar day.
+RESOLVED = {
+    "다음 주 금요일": date(2026, 6, 26), "이번 주 금요일": date(2026, 6, 19),
+    "다음 주 수요일": date(2026, 6, 24), "7월 5일": date(2026, 7, 5), "다음 회의까지": None,
+    "이번 주 목요일": date(2026, 6, 18), "7월 12일": date(2026, 7, 12),
+    "다음 주 화요일": date(2026, 6, 23),
+    "end of day tomorrow": date(2026, 6, 18), "Wednesday": date(2026, 6, 24),
+    "Friday": date(2026, 6, 19), "Monday 5 pm": date(2026, 6, 22),
+}
+
+
+def _meeting(name: str) -> tuple[list[Utterance], dict]:
+    turns = []
+    for seq, line in enumerate((EXAMPLES / f"{name}.jsonl").read_text(encoding="utf-8").splitlines(), start=1):
+        row = json.loads(line)
+        turns.append(Utterance(
+            id=seq, speaker_id=row["speaker_id"], speaker_name=row["speaker_name"], text=row["text"],
+            start_ms=row["start_ms"], end_ms=row["end_ms"],
+            absolute_timestamp=START + timedelta(milliseconds=row["start_ms"]),
+        ))
+    return turns, json.loads((EXAMPLES / f"{name}.facts.json").read_text(encoding="utf-8"))
+
+
+def _turns(*lines: tuple[str, str]) -> list[Utterance]:
+    return [
+        Utterance(id=i, speaker_id=name, speaker_name=name, text=text,
+                  absolute_timestamp=START + timedelta(seconds=10 * i))
+        for i, (name, text) in enumerate(lines, start=1)
+    ]
+
+
+def _found(fact: dict, items: list[ActionItem]) -> ActionItem | None:
+    for item in items:
+        if item.owner == fact["owner"] and fact["seq"] in [item.seq, *item.support_seqs]:
+            return item
+    return None
+
+
+@pytest.mark.parametrize("name", ["ko_product_planning", "en_sprint_review"])
+def test_sample_meeting_action_items_match_the_facts(name):
+    turns, facts = _meeting(name)
+    items = extract_action_items(facts["meeting_id"], turns, MEETING_DATE)
+    for fact in facts["action_items"]:
+        item = _found(fact, items)
+        assert item is not None, f"missing {fact['owner']}: {fact['task']}"
+        assert item.due_date == RESOLVED[fact["due"]], fact
+        assert fact["due"] in (item.due_text or ""), (fact["due"], item.due_text)
+    assert len({(i.owner, i.seq) for i in items}) == len(items)
+
+
+def test_sample_meeting_items_cite_their_utterances():
+    turns, facts = _meeting("ko_product_planning")
+    by_seq = {t.id: t for t in turns}
+    for item in extract_action_items(facts["meeting_id"], turns, MEETING_DATE):
+        said = by_seq[item.seq]
+        assert (item.meeting_id, item.speaker, item.time) == ("demo-ko", said.speaker_name, said.absolute_timestamp)
+        assert item.quote.rstrip("…") in said.text or said.text.startswith(item.quote.rstrip("…"))
+        # A due date is never cut mid-word ("(7…" was): it is said whole in one of its lines.
+        if item.due_text:
+            lines = [by_seq[s].text for s in [item.seq, *item.support_seqs, item.seq - 1] if s in by_seq]
+            assert any(item.due_text in text for text in lines)
+
+
+def test_english_sample_false_positives_are_not_produced():
+    turns, facts = _meeting("en_sprint_review")
+    items = extract_action_items(facts["meeting_id"], turns, MEETING_DATE)
+    assert not [i for i in items if i.seq == 68], "an on-call shift is no task"
+    pending = extract_pending_items(facts["meeting_id"], turns)
+    assert [p.seq for p in pending] == [73]
+    assert "park that" in pending[0].text and "Postgres 16" in pending[0].text
+
+
+def test_korean_sample_pending_items_match_the_facts():
+    turns, facts = _meeting("ko_product_planning")
+    pending = {p.seq: p for p in extract_pending_items(facts["meeting_id"], turns)}
+    for fact in facts["pending"]:
+        assert fact["seq"] in pending, fact["text"]
+        assert all(word in pending[fact["seq"]].text for word in fact["must_contain"])
+
+
+def test_two_owners_on_one_line_give_two_items_with_their_own_dates():
+    turns = _turns(
+        ("김지현", "수민 님이 7월 12일까지 답변서 초안 만들어 주시고, 서준 님은 기술 항목 검토해 주세요."),
+        ("박서준", "네, 기술 항목은 제가 다음 주 화요일까지 코멘트 달아 둘게요."),
+        ("이수민", "네."),
+    )
+    items = {i.owner: i for i in extract_action_items("m", turns, MEETING_DATE)}
+    assert set(items) == {"이수민", "박서준"}
+    assert items["이수민"].due_date == date(2026, 7, 12)
+    assert items["박서준"].due_date == date(2026, 6, 23)
+    assert items["박서준"].support_seqs == [2]
+
+
+def test_an_unnamed_request_goes_to_whoever_accepts_it():
+    turns = _turns(
+        ("Jess Carrow", "Landing page. Who owns it?"),
+        ("Nora Fitzgerald", "I'll take it. First draft by May twenty-ninth?"),
+        ("Jess Carrow", "Nora owns the landing page, draft by the twenty-ninth."),
+        ("Liam Obuya", "The café asked about a tasting."),
+        ("Jess Carrow", "Could someone call the café manager about it?"),
+        ("Sam Delgado", "Sure."),
+    )
+    items = extract_action_items("m", turns, date(2026, 5, 13))
+    assert [(i.owner, i.seq, i.support_seqs, i.due_date) for i in items] == [
+        ("Nora Fitzgerald", 2, [3], date(2026, 5, 29)),
+        ("Sam Delgado", 5, [6], None),
+    ]
+
+
+def test_a_deadline_before_a_dated_event_takes_the_event_date():
+    turns = _turns(
+        ("배상훈", "그럼 6월 1일 월요일부터 관리자 계정 MFA 의무화하겠습니다. 그 전까지 가영 님이 안내해 주시고요."),
+        ("신가영", "네."),
+    )
+    [item] = extract_action_items("m", turns, date(2026, 5, 8))
+    assert (item.owner, item.due_text, item.due_date) == ("신가영", "그 전까지", date(2026, 6, 1))
+
+
+@pytest.mark.parametrize("lines", [
+    [("김지현", "네, 그러면 GPU는 월 1,800만 원으로 배정하겠습니다.")],            # a decision
+    [("김지현", "지난주에 22일로 잡았던 베타는 8월 5일에 열겠습니다.")],           # a decision
+    [("박서준", "네, 알겠습니다.")],                                              # an acknowledgement
+    [("김지현", "네, 오늘은 여기까지 하겠습니다. 수고하셨습니다.")],               # steering
+    [("Tom Becker", "If the vendor slips, I'll call them.")],                     # a hypothetical
+    [("Raj Patel", "Yeah, I'll take the first week, since I know it best.")],     # a shift
+    [("Maya Chen", "Raj, can you walk us through the numbers?")],                 # talk, now
+    [("이수민", "벤더가 다음 주에 설치해 준대요.")],                                # a vendor's work
+])
+def test_no_action_item_where_nobody_took_on_work(lines):
+    assert extract_action_items("m", _turns(*lines), MEETING_DATE) == []
+
+
+def test_a_team_can_own_an_item():
+    [item] = extract_action_items("m", _turns(("이수민", "그건 저희 IT팀에서 할게요.")), MEETING_DATE)
+    assert item.owner == "IT팀"
+
+
+def test_a_recurring_schedule_keeps_its_words_without_a_date():
+    turns = _turns(
+        ("김지현", "주간 리포트는 수진 님이 해 주시는 게 좋겠어요."),
+        ("이수진", "네, 제가 할게요. 매주 월요일 오전에 정리해서 공유드릴게요."),
+    )
+    [item] = extract_action_items("m", turns, MEETING_DATE)
+    assert (item.owner, item.due_text, item.due_date) == ("이수진", "매주 월요일 오전에", None)
+
+
+def test_a_conditional_revisit_is_not_pending():
+    turns = _turns(
+        ("Maya Chen", "Let's not bikeshed it here. Can we agree on 10 and revisit if it slips?"),
+        ("Maya Chen", "We don't have the numbers, so let's park the pricing question until next week."),
+    )
+    assert [p.seq for p in extract_pending_items("m", turns)] == [2]
