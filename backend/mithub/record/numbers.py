@@ -39,6 +39,7 @@ _EN_ONES = {
 }
 _EN_SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
 EN_NUMBER_WORDS = frozenset(_EN_ONES) | frozenset(_EN_SCALES) | {"hundred", "point"}
+_EN_TOKEN = re.compile(r"\$?\d[\d,]*(?:\.\d+)?(?:%|[kK]\b)?|[A-Za-z]+(?:['’-][A-Za-z]+)*")
 
 
 def parse_korean_number(run: str) -> float | None:
@@ -113,3 +114,53 @@ def parse_english_words(words: list[str]) -> float | None:
         else:
             return None
     return total + current
+
+
+def english_number_runs(text: str) -> list[tuple[int, int, float]]:
+    """(start, end, magnitude) of each number said in digits or words."""
+    runs: list[tuple[int, int, float]] = []
+    tokens = list(_EN_TOKEN.finditer(text))
+    i = 0
+    while i < len(tokens):
+        token = tokens[i].group(0)
+        if token[0] in "$0123456789":
+            digits = token.lstrip("$").rstrip("%kK")
+            runs.append((tokens[i].start(), tokens[i].start() + len(token.rstrip("%kK")),
+                         float(digits.replace(",", ""))))
+            i += 1
+            continue
+        j = i
+        while j < len(tokens) and _is_number_word(tokens[j].group(0), first=j == i):
+            j += 1
+        head = _number_head(token) if j == i else None
+        if head is not None:  # "two-year", "three-month": the number before a unit
+            runs.append((tokens[i].start(), tokens[i].start() + len(head), _head_value(head)))
+            i += 1
+            continue
+        if j > i:
+            words = [t.group(0) for t in tokens[i:j]]
+            number = parse_english_words(words)
+            if number is not None and not (words == ["one"] or words == ["One"]):
+                runs.append((tokens[i].start(), tokens[j - 1].end(), number))
+            i = j
+        else:
+            i += 1
+    return runs
+
+
+def _number_head(token: str) -> str | None:
+    parts = token.split("-")
+    if len(parts) > 1 and all(p.lower() in EN_NUMBER_WORDS for p in parts[:-1]):
+        return "-".join(parts[:-1])
+    return None
+
+
+def _head_value(head: str) -> float:
+    return parse_english_words([head]) or 0.0
+
+
+def _is_number_word(token: str, first: bool) -> bool:
+    parts = token.lower().split("-")
+    if not first and token.lower() == "and":
+        return True
+    return all(p in EN_NUMBER_WORDS for p in parts)

@@ -18,9 +18,9 @@ from mithub.record.dates import resolve_date_expressions
 from mithub.record.numbers import (
     EN_NUMBER_WORDS,
     KOREAN_NUMBER,
+    english_number_runs,
     NATIVE_NUMBERS,
     is_plain_korean_run,
-    parse_english_words,
     parse_korean_number,
 )
 from mithub.text.tokens import ENGLISH_STOPWORDS
@@ -184,7 +184,6 @@ def _korean_native_values(text: str) -> list[Value]:
 
 
 # ---------------------------------------------------------------- English
-_EN_TOKEN = re.compile(r"\$?\d[\d,]*(?:\.\d+)?(?:%|[kK]\b)?|[A-Za-z]+(?:['’-][A-Za-z]+)*")
 _EN_UNITS: list[tuple[re.Pattern[str], str, str, float]] = [
     (re.compile(r"\s?(?:k|K)\b"), "amount", "", 1000),
     (re.compile(r"\s?(?:%|percent(?:age points?)?|per cent|points?\b)", re.I), "percent", "", 1),
@@ -200,59 +199,9 @@ _EN_TIME = re.compile(r"\s?(?:a\.?m\.?|p\.?m\.?|o'clock)(?![a-z])", re.I)
 _EN_COUNT_NOUN = re.compile(r"\s+(?:([a-z]+)\s+)?([a-z][a-z-]{2,}s)\b")
 
 
-def _english_runs(text: str) -> list[tuple[int, int, float]]:
-    """(start, end, magnitude) of each number said in digits or words."""
-    runs: list[tuple[int, int, float]] = []
-    tokens = list(_EN_TOKEN.finditer(text))
-    i = 0
-    while i < len(tokens):
-        token = tokens[i].group(0)
-        if token[0] in "$0123456789":
-            digits = token.lstrip("$").rstrip("%kK")
-            runs.append((tokens[i].start(), tokens[i].start() + len(token.rstrip("%kK")),
-                         float(digits.replace(",", ""))))
-            i += 1
-            continue
-        j = i
-        while j < len(tokens) and _is_number_word(tokens[j].group(0), first=j == i):
-            j += 1
-        head = _number_head(token) if j == i else None
-        if head is not None:  # "two-year", "three-month": the number before a unit
-            runs.append((tokens[i].start(), tokens[i].start() + len(head), _head_value(head)))
-            i += 1
-            continue
-        if j > i:
-            words = [t.group(0) for t in tokens[i:j]]
-            number = parse_english_words(words)
-            if number is not None and not (words == ["one"] or words == ["One"]):
-                runs.append((tokens[i].start(), tokens[j - 1].end(), number))
-            i = j
-        else:
-            i += 1
-    return runs
-
-
-def _number_head(token: str) -> str | None:
-    parts = token.split("-")
-    if len(parts) > 1 and all(p.lower() in EN_NUMBER_WORDS for p in parts[:-1]):
-        return "-".join(parts[:-1])
-    return None
-
-
-def _head_value(head: str) -> float:
-    return parse_english_words([head]) or 0.0
-
-
-def _is_number_word(token: str, first: bool) -> bool:
-    parts = token.lower().split("-")
-    if not first and token.lower() == "and":
-        return True
-    return all(p in EN_NUMBER_WORDS for p in parts)
-
-
 def _english_number_values(text: str) -> list[Value]:
     values = []
-    for start, end, number in _english_runs(text):
+    for start, end, number in english_number_runs(text):
         values.append(_with_english_unit(text, start, end, number))
     return values
 
