@@ -139,3 +139,32 @@ def test_changed_decisions_are_not_checked_again(embedder) -> None:
     checker = ChangeDetector(embedder, decisions, meeting_id="week2", started_at=WEEK2)
     change = checker.check(line("지난주에 22일로 잡았던 베타는 8월 5일에 열겠습니다."))
     assert change is None or change.past.seq != 3
+
+
+def test_demo_series_changes_match_its_facts(embedder) -> None:
+    """The two sample Korean meetings of one series: the planted explicit and implicit
+    changes are found naming the right meeting-1 decision; nothing else is flagged."""
+    import json
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[2] / "examples" / "meetings"
+    facts = json.loads((folder / "ko_product_planning_2.facts.json").read_text(encoding="utf-8"))
+
+    def load(name: str, started: datetime) -> list[Utterance]:
+        rows = [json.loads(x) for x in (folder / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()]
+        return [Utterance(id=i + 1, speaker_id=r["speaker_id"], speaker_name=r["speaker_name"], text=r["text"],
+                          absolute_timestamp=started + timedelta(milliseconds=r["start_ms"]))
+                for i, r in enumerate(rows)]
+
+    first = datetime.fromisoformat(facts["previous_meeting"]["started_at"])
+    second = datetime.fromisoformat(facts["started_at"])
+    m1, m2 = load("ko_product_planning", first), load("ko_product_planning_2", second)
+    checker = ChangeDetector(embedder, extract_decisions("demo-1", m1, first), meeting_id="demo-2",
+                             started_at=second, names=sorted({u.speaker_name for u in m1 + m2}))
+    found = {}
+    for i, u in enumerate(m2):
+        change = checker.check(u, m2[max(0, i - 3):i])
+        if change is not None:
+            found[u.id] = (change.kind, change.past.seq)
+    expected = {c["seq"]: (c["kind"], c["meeting1_seq"]) for c in facts["changes"]}
+    assert found == expected

@@ -30,7 +30,7 @@ _OPENING = re.compile(r"^\W*(?:okay|ok|alright|fine|good|great|makes sense|perfe
 _KO_HEDGE = re.compile(
     r"것 같|거 같|할까|어때|어떨|좋겠|싶|할지|인지|일지|수도 있|가능(?:은|하긴)|긴 해|긴 한데|는데(?:요)?\W*$"
     r"|추천|제안|원래|정도면|예상|게 좋|는 게 나|생각했|생각하고|생각 중|라고|다고|보류|미정|보고\s*(?:정|결정)|긴 하|대요\W*$"
-    r"|해야|돼야|되어야|다음\s*(?:주|번|회의)에?\s*(?:같이\s*)?(?:정하|결정|얘기|논의)|나중에"
+    r"|해야|돼야|되어야|[어아]야\s*(?:해요|합니다|돼요|됩니다|하거든요)\W*$|다음\s*(?:주|번|회의)에?\s*(?:같이\s*)?(?:정하|결정|얘기|논의)|나중에"
 )
 _EN_HEDGE = re.compile(
     r"\b(?:maybe|might|could|would|should we|how about|what about|was thinking|i think|i'd|suggest|propose"
@@ -79,6 +79,9 @@ def _korean_settles(text: str) -> bool:
         rest = text[match.end():]
         word_rest = re.match(r"[가-힣]*", rest).group(0)  # type: ignore[union-attr]
         enough = re.match(r"\s*(?:되|돼|됩)", rest[len(word_rest):]) is not None  # "-면 돼요": it is enough to
+        ongoing = word_rest.endswith("고") and re.match(r"\s*있", rest[len(word_rest):]) is not None
+        if ongoing:
+            continue  # "자동으로 내리고 있어요": a status report, not a decision
         if enough or not re.search(r"(?<!으)면$|다면$", word_rest):
             return True
     return False

@@ -56,6 +56,7 @@ class Value:
 # ---------------------------------------------------------------- Korean
 # "90일 보관", "30일 이내": days as a span, not a day of the month.
 _KO_DAY_SPAN = re.compile(r"\s?일(?=\s?(?:간|동안|이내|안에|후|뒤|보관|경과|지난|지나|치|씩|마다))")
+_KO_LOOSE_DAY = re.compile(r"\s?일(?:로|에(?!서)|까지|부터|자|\s그대로|\s?(?:월|화|수|목|금|토|일)요일)")
 _KO_SUFFIXES: list[tuple[re.Pattern[str], str, str, float]] = [
     # (pattern right after the number, kind, unit, multiplier to the base unit)
     (re.compile(r"\s?원"), "amount", "KRW", 1),
@@ -147,7 +148,11 @@ def _with_korean_suffix(text: str, start: int, end: int, number: float) -> Value
     if following == "월":
         return None  # "7월": a month, part of a date (record/dates.py)
     if following == "일" and number <= 31 and _KO_DAY_SPAN.match(text, end) is None:
-        # "22일로 잡았던": a day of the month that record/dates.py leaves to context
+        # "22일로 잡았던", "26일 그대로": a day of the month that record/dates.py leaves to
+        # context; "기본 30일," or "0일에서" is an amount of days, not a date.
+        day = _KO_LOOSE_DAY.match(text, end)
+        if day is None or re.search(r"(?:기본|최대|최소|약|총)\s*$", text[:start]):
+            return None
         day_end = text.index("일", end) + 1
         return Value("date", text[start:day_end], start, day_end, unit=f"day-{int(number):02d}", loose=True)
     for pattern, kind, unit, scale in _KO_SUFFIXES:
