@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import REPO_ROOT, markdown_table, write_results_section  # noqa: E402
 
 from mithub.context.models import Utterance  # noqa: E402
-from mithub.record.actions import extract_action_items  # noqa: E402
+from mithub.record.actions import DEFAULT_WINDOWS, ActionWindows, extract_action_items  # noqa: E402
 
 DATA = REPO_ROOT.parent / "shared" / "benchmarks" / "data" / "decisions"
 SECTION = "Action items"
@@ -97,9 +97,10 @@ def _utterances(path: Path, started_at: datetime) -> list[Utterance]:
 Extractor = Callable[[str, list[Utterance], datetime], list[dict]]
 
 
-def system_items(meeting_id: str, turns: list[Utterance], started_at: datetime) -> list[dict]:
+def system_items(meeting_id: str, turns: list[Utterance], started_at: datetime,
+                 windows: ActionWindows = DEFAULT_WINDOWS) -> list[dict]:
     """The extractor's items as the scorer reads them: 0-based line, owner, ISO due date."""
-    items = extract_action_items(meeting_id, turns, started_at.date())
+    items = extract_action_items(meeting_id, turns, started_at.date(), windows)
     return [{"index": a.seq - 1, "owner": a.owner, "due_date": a.due_date.isoformat() if a.due_date else None,
              "due_text": a.due_text, "support": [s - 1 for s in a.support_seqs]} for a in items]
 
@@ -127,6 +128,47 @@ def score_actions(data: Path = DATA, extractor: Extractor = system_items,
     return {key: _figures(counts) for key, counts in totals.items()}
 
 
+GRID = [ActionWindows(a, r, m) for a in (2, 4, 6) for r in (2, 4, 6) for m in (4, 8, 1000)]
+_COUNT_KEYS = ("gold", "system", "matched", "line_matched", "owner_ok", "due_ok")
+
+
+def _summed(scores: dict, series: list[str]) -> dict[str, float | int]:
+    return _figures({k: sum(scores[s][k] for s in series) for k in _COUNT_KEYS})
+
+
+def cross_validate(data: Path = DATA) -> dict:
+    """Leave-one-series-out: for each series, the windows with the best F1 (then due-date
+    accuracy, then the defaults) on the other series, scored on the held-out one."""
+    by_windows = {w: score_actions(data, extractor=lambda m, t, s, w=w: system_items(m, t, s, w)) for w in GRID}
+    series = sorted(k for k in by_windows[DEFAULT_WINDOWS] if k not in ("all", "ko", "en"))
+    folds, held = [], {}
+    for out in series:
+        rest = [s for s in series if s != out]
+        def fit(w: ActionWindows) -> tuple[float, float, bool]:
+            f = _summed(by_windows[w], rest)
+            return f["f1"], f["due_accuracy"], w == DEFAULT_WINDOWS
+        chosen = max(GRID, key=fit)
+        held[out] = by_windows[chosen][out]
+        folds.append({"held_out": out, "windows": chosen, "train_f1": fit(chosen)[0], "test": held[out]})
+    result = {"folds": folds, "all": _summed(held, series)}
+    for lang in ("ko", "en"):
+        result[lang] = _summed(held, [s for s in series if s.startswith(lang)])
+    return result
+
+
+def cv_table(cv: dict) -> str:
+    rows = [[f["held_out"], f"{f['windows'].accept}/{f['windows'].restate}/{f['windows'].month_hint}",
+             f"{f['train_f1']:.3f}", f"{f['test']['f1']:.3f}", f"{f['test']['due_accuracy']:.3f}"]
+            for f in cv["folds"]]
+    f1s = [f["test"]["f1"] for f in cv["folds"]]
+    rows.append(["pooled (micro)", "", "", f"{cv['all']['f1']:.3f}", f"{cv['all']['due_accuracy']:.3f}"])
+    rows.append(["ko / en (micro)", "", "", f"{cv['ko']['f1']:.3f} / {cv['en']['f1']:.3f}",
+                 f"{cv['ko']['due_accuracy']:.3f} / {cv['en']['due_accuracy']:.3f}"])
+    rows.append(["spread of held-out F1", "", "", f"{min(f1s):.3f} – {max(f1s):.3f}", ""])
+    header = ["held-out series", "chosen accept/restate/month-hint", "train F1", "held-out F1", "held-out due acc."]
+    return markdown_table(header, rows)
+
+
 def _row(name: str, f: dict) -> list[object]:
     return [name, f["gold"], f["system"], f["matched"], f"{f['precision']:.3f}", f"{f['recall']:.3f}",
             f"{f['f1']:.3f}", f"{f['owner_accuracy']:.3f}", f"{f['due_accuracy']:.3f}"]
@@ -151,15 +193,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md alone")
     parser.add_argument("--details", action="store_true", help="print gold and system items per meeting")
+    parser.add_argument("--cv", action="store_true", help=f"also leave-one-series-out over {len(GRID)} window settings")
     args = parser.parse_args()
     details: list[dict] = []
     scores = score_actions(details=details)
     if args.details:
         _print_details(details)
-    table = results_table(scores)
-    print(table)
+    body = results_table(scores)
+    if args.cv:
+        body += "\n\nLeave-one-series-out cross-validation of the three windows:\n\n" + cv_table(cross_validate())
+    print(body)
     if not args.no_write:
-        write_results_section(SECTION, table)
+        write_results_section(SECTION, body)
 
 
 if __name__ == "__main__":

@@ -21,14 +21,23 @@ from mithub.context.models import Utterance
 from mithub.record import commitments as cue
 from mithub.record.dates import DateMention, resolve_date_expressions
 from mithub.record.models import ActionItem
-from mithub.text.tokens import keyword_candidates
+from mithub.text.korean import morphemes
+from mithub.text.tokens import has_hangul, keyword_candidates
 
-# How far (in lines) an acceptance, a restatement or an answer may trail the line it completes.
-ACCEPT_WINDOW = 4
-RESTATE_WINDOW = 4
 QUOTE_CHARS = 200
-# How many lines back a named month still dates a bare day number.
-MONTH_HINT_WINDOW = 8
+
+
+@dataclass(frozen=True)
+class ActionWindows:
+    """How far apart (in lines) the pieces of one item may be. Chosen by leave-one-series-out
+    cross-validation on the decisions benchmark (`benchmarks/decisions_actions.py --cv`)."""
+
+    accept: int = 4  # a promise answering a request to the same person
+    restate: int = 4  # a restatement naming them ("Nora owns the landing page")
+    month_hint: int = 8  # a named month still dates a bare day number ("19일에는")
+
+
+DEFAULT_WINDOWS = ActionWindows()
 
 _DATED = ("date", "day", "weekday", "relative_day", "week", "month_end")
 _DEADLINE_MARK = re.compile(r"까지|전에|\bby\b|\buntil\b|\bbefore\b|\bno later than\b", re.IGNORECASE)
@@ -36,6 +45,11 @@ _DEADLINE_BEFORE = re.compile(r"\b(?:by|until|before|till|no later than)\s+(?:th
 # "오늘 정한 건": a date that modifies something already done is no deadline.
 _NOT_A_DUE = re.compile(r"\s*[가-힣]*[한된온간던]\s*(?:건|거|것|내용|사항)")
 _DECISION = re.compile(r"(?:으로|로)\s*(?:하겠습니다|하죠|가죠|갑니다|가겠습니다)|확정|결정")
+_WHEN_QUESTION = re.compile(r"(?:언제|며칠|몇\s*시|\bwhen\b|\bhow\s+long\b|\bwhat\s+date\b|\bby\s+when\b)[^?]*\?",
+                            re.IGNORECASE)
+_HEDGED = re.compile(r"\bif\b|\bmaybe\b|\bprobably\b|\brealistic|\bcould\b|\bmight\b|수\s*있|것\s*같"
+                     r"|[가-힣]면\s|[가-힣]면$|대요|래요|치면|야\s*(?:합니다|해요|돼|됩니다)|\?", re.IGNORECASE)
+_DOES = re.compile(r"\bI(?:'ll|\s+will)\b|\bwe(?:'ll|\s+will)\b|\bby\b", re.IGNORECASE)
 _PRONOUN_ANCHOR = re.compile(r"^(?:그|그때|이|it|that|this|then|they|we)\b|^(?:그|그때|이)$", re.IGNORECASE)
 _MONTH = re.compile(r"(\d{1,2})\s*월(?!\s*요일)|\b(january|february|march|april|may|june|july|august|september"
                     r"|october|november|december)\b(?=\s+(?:the\s+)?\d|\s+[\w-]+(?:st|nd|rd|th)\b)", re.IGNORECASE)
@@ -65,7 +79,8 @@ class _Item:
 
 
 def extract_action_items(
-    meeting_id: str, utterances: Sequence[Utterance], meeting_date: date
+    meeting_id: str, utterances: Sequence[Utterance], meeting_date: date,
+    windows: ActionWindows = DEFAULT_WINDOWS,
 ) -> list[ActionItem]:
     """Action items in the order they were settled; `meeting_date` is the meeting's local
     start date, against which due dates resolve."""
@@ -73,9 +88,9 @@ def extract_action_items(
     names = list(dict.fromkeys(u.speaker_name for u in turns))
     items: list[_Item] = []
     for candidate in _candidates(turns, names):
-        _attach_or_add(items, candidate, turns)
+        _attach_or_add(items, candidate, turns, windows)
     _add_acceptances(items, turns)
-    hints = _month_hints(turns)
+    hints = _month_hints(turns, windows.month_hint)
     per_line = [item.line for item in items]
     return [
         _to_action_item(meeting_id, item, turns, meeting_date, hints, per_line.count(item.line) > 1)
@@ -90,9 +105,33 @@ def _candidates(turns: list[Utterance], names: list[str]) -> list[_Candidate]:
     found: list[_Candidate] = []
     for line, turn in enumerate(turns):
         previous = turns[line - 1].text if line > 0 else None
-        for sentence in cue.split_sentences(turn.text):
-            found.extend(_sentence_candidates(sentence, line, turns, names, previous))
+        from_line = [
+            cand for sentence in cue.split_sentences(turn.text)
+            for cand in _sentence_candidates(sentence, line, turns, names, previous)
+        ]
+        if not from_line and _answers_when(turns, line):
+            from_line = [_Candidate(turn.speaker_name, line, "commit", turn.text)]
+        found.extend(from_line)
     return found
+
+
+def _answers_when(turns: list[Utterance], line: int) -> bool:
+    """"공고는 언제 올라가요?" - "내일 오전에 올라가고요.": a date given to a when-question by
+    someone else is that person's promise, unless it is an estimate ("realistic", "수 있어요"),
+    a condition ("if", "-면") or someone else's word ("해 준대요")."""
+    if line == 0 or turns[line - 1].speaker_name == turns[line].speaker_name:
+        return False
+    if not _WHEN_QUESTION.search(turns[line - 1].text):
+        return False
+    answer = turns[line].text
+    if _HEDGED.search(answer) or not _DOES.search(answer) and not _korean_verb(answer):
+        return False
+    said_on = turns[line].absolute_timestamp.date()
+    return any(m.kind in _DATED for m in resolve_date_expressions(answer, said_on))
+
+
+def _korean_verb(text: str) -> bool:
+    return has_hangul(text) and any(m.tag == "VV" for m in morphemes(text))
 
 
 def _sentence_candidates(
@@ -147,8 +186,8 @@ def _addressee(turns: list[Utterance], line: int) -> str | None:
 # --- grouping -------------------------------------------------------------------------------
 
 
-def _attach_or_add(items: list[_Item], cand: _Candidate, turns: list[Utterance]) -> None:
-    target = _completed_item(items, cand, turns)
+def _attach_or_add(items: list[_Item], cand: _Candidate, turns: list[Utterance], windows: ActionWindows) -> None:
+    target = _completed_item(items, cand, turns, windows)
     if target is None:
         items.append(_Item(cand.owner, cand.line, cand.kind, cand.segment, [cand.line], [(cand.line, cand.segment)]))
         return
@@ -157,7 +196,9 @@ def _attach_or_add(items: list[_Item], cand: _Candidate, turns: list[Utterance])
     target.dues.append((cand.line, cand.segment))
 
 
-def _completed_item(items: list[_Item], cand: _Candidate, turns: list[Utterance]) -> _Item | None:
+def _completed_item(
+    items: list[_Item], cand: _Candidate, turns: list[Utterance], windows: ActionWindows
+) -> _Item | None:
     """The earlier item this candidate completes, if any: more words of the same person on
     the same line; a promise answering a request to them; an unnamed request right after
     their item ("저도 초대해 주세요"); a restatement naming them that shares the item's
@@ -169,11 +210,11 @@ def _completed_item(items: list[_Item], cand: _Candidate, turns: list[Utterance]
         if cand.line == item.line:
             return item
         if cand.kind == "commit":
-            answers = item.kind != "commit" and 0 < gap <= ACCEPT_WINDOW
-            return item if answers and cand.line - item.line <= ACCEPT_WINDOW + 2 else None
+            answers = item.kind != "commit" and 0 < gap <= windows.accept
+            return item if answers and cand.line - item.line <= windows.accept + 2 else None
         if cand.inferred:
             return item if 0 < gap <= 2 else None
-        if 0 < gap <= RESTATE_WINDOW and (cand.kind == "assign" or _same_subject(item, cand, turns)):
+        if 0 < gap <= windows.restate and (cand.kind == "assign" or _same_subject(item, cand, turns)):
             return item
         return None
     return None
@@ -203,7 +244,7 @@ def _add_acceptances(items: list[_Item], turns: list[Utterance]) -> None:
 # --- due dates ------------------------------------------------------------------------------
 
 
-def _month_hints(turns: list[Utterance]) -> list[int | None]:
+def _month_hints(turns: list[Utterance], window: int) -> list[int | None]:
     """For each line, the month named most recently in the lines just before it: a bare
     "19일" or "the 22nd" is in that month. Further back, the month is the meeting's."""
     named: list[int | None] = []
@@ -214,8 +255,8 @@ def _month_hints(turns: list[Utterance]) -> list[int | None]:
         named.append(last)
     hints: list[int | None] = []
     for line in range(len(turns)):
-        window = [n for n in named[max(0, line - MONTH_HINT_WINDOW):line] if n is not None]
-        hints.append(window[-1] if window else None)
+        recent = [n for n in named[max(0, line - window):line] if n is not None]
+        hints.append(recent[-1] if recent else None)
     return hints
 
 
