@@ -9,10 +9,10 @@ from collections.abc import Iterable, Sequence
 
 from mithub.agent.answer import Citation
 from mithub.context.formatting import topic_label
-from mithub.context.models import AgentContext
+from mithub.context.models import AgentContext, PastMeetingRef
 from mithub.text import content_tokens
 
-_ID = re.compile(r"\b([UTD])\s*-?(\d+)\b", re.IGNORECASE)
+_ID = re.compile(r"\b(PT|[UTDP])\s*-?(\d+)\b", re.IGNORECASE)
 _QUOTE_CHARS = 160
 
 
@@ -32,10 +32,34 @@ def context_citations(ctx: AgentContext) -> dict[str, Citation]:
         label = topic_label(segment)
         items[label] = Citation(kind="topic", id=label, title=segment.name,
                                 quote=_short(segment.summary.splitlines()[0] if segment.summary else ""))
+    items.update(past_citations(ctx))
     for i, doc in enumerate(ctx.documents, start=1):
         items[f"D{i}"] = Citation(kind="document", id=f"D{i}", title=doc.title, path=doc.source,
                                   quote=_short(doc.text))
     return items
+
+
+def past_citations(ctx: AgentContext) -> dict[str, Citation]:
+    """Past topics (PT<n>) and turns (P<n>), numbered as the prompt shows them, each naming
+    its meeting (id, title, date)."""
+    items: dict[str, Citation] = {}
+    for k, topic in enumerate(ctx.past_topics, start=1):
+        items[f"PT{k}"] = Citation(kind="topic", id=f"PT{k}", title=topic.segment.name,
+                                   quote=_short(topic.segment.summary.splitlines()[0] if topic.segment.summary else ""),
+                                   **_meeting_fields(topic.meeting))
+    k = 0
+    for excerpt in ctx.past_excerpts:
+        for u in excerpt.utterances:
+            k += 1
+            items[f"P{k}"] = Citation(kind="utterance", id=f"P{k}", speaker=u.speaker_name,
+                                      time=u.absolute_timestamp.astimezone(excerpt.meeting.started_at.tzinfo),
+                                      quote=_short(u.text), seq=u.id, **_meeting_fields(excerpt.meeting))
+    return items
+
+
+def _meeting_fields(meeting: PastMeetingRef) -> dict:
+    return {"meeting_id": meeting.meeting_id, "meeting_title": meeting.title,
+            "meeting_date": meeting.started_at.date(), "meeting_label": meeting.label}
 
 
 def cited(ids: Iterable[str], available: dict[str, Citation]) -> list[Citation]:

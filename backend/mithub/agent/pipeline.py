@@ -17,6 +17,7 @@ import structlog
 
 from mithub.agent.answer import LLM_ANSWER_SCHEMA, Answer, AnswerMode, Citation, LLMAnswer
 from mithub.agent.attribution import attribute
+from mithub.agent.context_items import context_items
 from mithub.agent.prompts import answer_instructions, user_message
 from mithub.agent.session import MeetingSession
 from mithub.agent.templates import retrieval_only_answer, template_answer
@@ -72,21 +73,25 @@ class AgentPipeline:
         *,
         source: str = "http",
         requested_by: str | None = None,
+        include_context: bool = False,
     ) -> Answer:
         # Every event logged while answering (LLM retries, store warnings) carries these ids.
         with bind_log_context(meeting_id=session.meeting_id, call_id=uuid.uuid4().hex[:12],
                               call_type=call_type):
-            return await self._call(session, call_type, query, source, requested_by)
+            return await self._call(session, call_type, query, source, requested_by, include_context)
 
     async def _call(self, session: MeetingSession, call_type: AgentCallType, query: str | None,
-                    source: str, requested_by: str | None) -> Answer:
+                    source: str, requested_by: str | None, include_context: bool) -> Answer:
         started = time.perf_counter()
         query = (query or "").strip()[:MAX_QUERY_CHARS] or None
         await session.sync_transcript()
+        sync = getattr(self.builder.past, "sync", None)
+        if sync is not None:  # meetings finished anywhere since the last call (throttled)
+            await sync()
         required = self.plan_topics(session, query)
         ctx = await asyncio.to_thread(
             self.builder.build_context, call_type, session.manager, query,
-            transcript=session.transcript, required_topics=required,
+            transcript=session.transcript, required_topics=required, series_id=session.series_id,
         )
         ctx = await self._fit_exactly(ctx)
         text, citations, mode = await self._generate(ctx)
@@ -94,6 +99,7 @@ class AgentPipeline:
             meeting_id=session.meeting_id, call_type=call_type, query=query, answer=text,
             citations=citations, mode=mode, context_tokens=ctx.token_count,
             latency_ms=round((time.perf_counter() - started) * 1000, 1), created_at=self._clock(),
+            context=context_items(ctx, self.builder.budget.count) if include_context else None,
         )
         self.modes[mode] += 1
         record_agent_call(call_type, mode, time.perf_counter() - started)

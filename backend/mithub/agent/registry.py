@@ -57,6 +57,9 @@ class SessionRegistry:
             manager = self._factory(meeting_id, ReadOnlyRepository(self._repository))
             await manager.restore_from_db()
             transcript = current.transcript if current else self._builder.new_transcript_index()
-            session = MeetingSession(manager, self._repository, transcript)
+            info = await self._repository.meeting_info(meeting_id) \
+                if hasattr(self._repository, "meeting_info") else None
+            session = MeetingSession(manager, self._repository, transcript,
+                                     series_id=info.series_id if info else None)
             self._sessions[meeting_id] = session
             return session

@@ -11,17 +11,21 @@ import structlog
 from mithub.agent.documents import RetrieverDocuments
 from mithub.agent.pipeline import AgentPipeline
 from mithub.agent.registry import SessionRegistry
+from mithub.budget import TokenBudgetManager
 from mithub.config import (
     ContextConfig,
+    MemoryConfig,
     get_context_config,
+    get_memory_config,
     get_llm_config,
     get_retrieval_config,
 )
 from mithub.context.builder import ContextBuilder
 from mithub.context.factory import create_context_manager
 from mithub.context.repository import MeetingRepository
-from mithub.embedders import load_embedder
+from mithub.embedders import Embedder, load_embedder
 from mithub.llm.factory import create_llm_client
+from mithub.memory import MemorySource, OrganisationMemory
 from mithub.store.database import Database
 from mithub.store.open import open_database
 from mithub.store.sql import SqlRepository
@@ -51,6 +55,23 @@ def load_documents(index_dir: str) -> RetrieverDocuments | None:
     return RetrieverDocuments(index)
 
 
+def memory_builder(
+    config: ContextConfig, embedder: Embedder, source: MemorySource | None, *,
+    documents: RetrieverDocuments | None = None, memory: MemoryConfig | None = None,
+    progress: bool | None = None,
+) -> ContextBuilder:
+    """A ContextBuilder that also searches the finished meetings of `source` (MEMORY_SCOPE;
+    `off`, or no source: today's meeting and documents only)."""
+    memory = memory or get_memory_config()
+    budget = TokenBudgetManager()
+    past = None
+    if source is not None and memory.scope != "off":
+        past = OrganisationMemory(source, embedder, config=memory, count_text=budget.count,
+                                  turn_max_tokens=config.excerpt_turn_max_tokens, progress=progress)
+    return ContextBuilder(config=config, embedder=embedder, budget=budget, documents=documents,
+                          past=past, past_share=memory.past_share, past_cue_share=memory.past_cue_share)
+
+
 def build_runtime(database: Database, repository: SqlRepository, *,
                   config: ContextConfig | None = None, index_dir: str | None = None) -> AgentRuntime:
     config = config or get_context_config()
@@ -58,7 +79,7 @@ def build_runtime(database: Database, repository: SqlRepository, *,
     llm = create_llm_client(llm_config)
     embedder = load_embedder(config.embedding_model)
     documents = load_documents(get_retrieval_config().index_dir if index_dir is None else index_dir)
-    builder = ContextBuilder(config=config, embedder=embedder, documents=documents)
+    builder = memory_builder(config, embedder, repository, documents=documents)
     pipeline = AgentPipeline(builder, llm=llm, max_output_tokens=llm_config.max_output_tokens,
                              recorder=repository)
 

@@ -12,9 +12,11 @@ from mithub.context.transcript_index import TranscriptIndex
 
 class MeetingSession:
     def __init__(
-        self, manager: ContextManager, repository: MeetingRepository, transcript: TranscriptIndex
+        self, manager: ContextManager, repository: MeetingRepository, transcript: TranscriptIndex,
+        *, series_id: str | None = None,
     ) -> None:
         self.manager = manager
+        self.series_id = series_id
         self.repository = repository
         self.transcript = transcript
         self._lock = asyncio.Lock()

@@ -14,16 +14,20 @@ from mithub.agent.answer import Citation
 from mithub.agent.attribution import context_citations
 from mithub.context import cues
 from mithub.context.formatting import topic_label
-from mithub.context.models import AgentContext, Utterance
+from mithub.context.models import AgentContext
+from mithub.context.past_cues import asks_about_past
+from mithub.context.speaker_context import is_question
 from mithub.text import content_tokens, has_hangul, split_sentences
 
 _LABELS = {
     True: {"summary": "회의 요약 (LLM 없이 회의 기록에서 정리)", "decisions": "결정", "pending": "미해결",
            "actions": "액션 아이템 (발언에서 추출)", "related": "질문과 관련된 발언과 자료 {n}건 (LLM 없이 검색 결과로 답함):",
+           "lead": "가장 관련 있는 발언 — {source}: \"{sentence}\"",
            "evidence": "관련 자료 (검색 결과 그대로)", "none": "아직 관련 내용이 없습니다."},
     False: {"summary": "Meeting summary (compiled from the record, no LLM)", "decisions": "Decided",
             "pending": "Open", "actions": "Action items (from what was said)",
-            "related": "{n} related statements and passages (answered from search results, no LLM):", "evidence": "Related material (search results)",
+            "related": "{n} related statements and passages (answered from search results, no LLM):",
+            "lead": "Closest statement — {source}: \"{sentence}\"", "evidence": "Related material (search results)",
             "none": "Nothing related yet."},
 }
 
@@ -87,17 +91,56 @@ def _actions(ctx: AgentContext, labels: dict[str, str]) -> tuple[str, list[Citat
 
 
 def _related(ctx: AgentContext, labels: dict[str, str]) -> tuple[str, list[Citation]] | None:
+    """Leads with the sentence that best answers the question (speaker, time and, for a past
+    meeting, which one), then lists the other matching turns and passages."""
     available = context_citations(ctx)
     terms = set(content_tokens(ctx.user_query or ""))
 
-    def best_turns(utterances: list[Utterance]) -> list[Utterance]:
+    def best_turns(ids: list[str]) -> list[str]:
         """The two turns of an excerpt that share most words with the question, in order."""
-        ranked = sorted(utterances, key=lambda u: -len(terms.intersection(content_tokens(u.text))))
-        return sorted(ranked[:2], key=lambda u: u.id)
+        ranked = sorted(ids, key=lambda i: -len(terms.intersection(content_tokens(available[i].quote or ""))))
+        return [i for i in ids if i in ranked[:2]]
 
-    picked = [available[f"U{u.id}"] for e in ctx.transcript_excerpts[:3] for u in best_turns(e.utterances)
-              if f"U{u.id}" in available]
+    today = [[f"U{u.id}" for u in e.utterances if f"U{u.id}" in available] for e in ctx.transcript_excerpts]
+    past, k = [], 0
+    for excerpt in ctx.past_excerpts:
+        past.append([f"P{k + i}" for i in range(1, len(excerpt.utterances) + 1)])
+        k += len(excerpt.utterances)
+    groups = (past + today) if asks_about_past(ctx.user_query) else (today + past)
+    picked = [available[i] for ids in groups[:4] for i in best_turns(ids) if i in available]
+    picked += [available[f"PT{i}"] for i in range(1, len(ctx.past_topics) + 1)]
     picked += [available[f"D{i}"] for i in range(1, min(len(ctx.documents), 3) + 1)]
     if not picked:
         return None
-    return labels["related"].format(n=len(picked)), picked
+    lead = _lead_sentence([[available[i] for i in ids if i in available] for ids in groups], terms)
+    lines = [labels["lead"].format(source=_source(lead[0]), sentence=lead[1])] if lead else []
+    others = [c for c in picked if not lead or c is not lead[0]]
+    lines.append(labels["related"].format(n=len(others)))
+    return "\n".join(lines), ([lead[0]] if lead else []) + others
+
+
+def _lead_sentence(groups: list[list[Citation]], terms: set[str]) -> tuple[Citation, str] | None:
+    """The statement sharing most words with the question (first in evidence order on a tie),
+    with the turn it comes from. A matching question in the evidence ("숫자 인식은 우선순위를
+    어떻게 두죠?") points at its answer: the next turn of the excerpt, by someone else."""
+    best: tuple[int, Citation, str] | None = None
+    for group in groups:
+        for i, citation in enumerate(group):
+            for sentence in split_sentences(citation.quote or "") or [citation.quote or ""]:
+                score = len(terms.intersection(content_tokens(sentence)))
+                if not score or (best is not None and score <= best[0]):
+                    continue
+                if not is_question(sentence):
+                    best = (score, citation, sentence.strip())
+                    continue
+                reply = next((c for c in group[i + 1:] if c.speaker != citation.speaker), None)
+                statements = [t for t in split_sentences(reply.quote or "") if not is_question(t)] if reply else []
+                if statements:
+                    best = (score, reply, statements[0].strip())
+    return (best[1], best[2]) if best else None
+
+
+def _source(citation: Citation) -> str:
+    when = f" {citation.time.strftime('%H:%M')}" if citation.time else ""
+    past = f"({citation.meeting_label}) " if citation.meeting_label else ""
+    return f"{past}{citation.speaker}{when}"

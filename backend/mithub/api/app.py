@@ -24,7 +24,7 @@ from mithub.config import APIConfig
 from mithub.context.models import AgentCallType, Utterance
 from mithub.context.report import meeting_report
 from mithub.errors import ConfigError, StoreError
-from mithub.store.records import MeetingOverview
+from mithub.store.records import MeetingOverview, SeriesOverview
 
 _bearer = HTTPBearer(auto_error=False)
 Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
@@ -34,6 +34,8 @@ MeetingId = Annotated[str, Path(pattern=r"^[A-Za-z0-9._:-]{1,200}$", description
 class CallRequest(BaseModel):
     call_type: AgentCallType
     query: str | None = Field(None, max_length=2000, description="the question; optional for SUMMARY and ACTION_EXTRACTION")
+    include_context: bool = Field(False, description="return the evidence items put into the prompt "
+                                  "(`context`), for debugging and evaluation")
 
 
 class Health(BaseModel):
@@ -84,13 +86,23 @@ def create_app(runtime: AgentRuntime, config: APIConfig) -> FastAPI:
         return PlainTextResponse(render_metrics().decode(), media_type=METRICS_CONTENT_TYPE)
 
     @app.get("/v1/meetings", dependencies=auth, response_model=list[MeetingOverview])
-    async def list_meetings() -> list[MeetingOverview]:
-        return await runtime.repository.list_meetings()
+    async def list_meetings(
+        series: Annotated[str | None, Query(max_length=200, description="only this series")] = None,
+    ) -> list[MeetingOverview]:
+        return await runtime.repository.list_meetings(series_id=series)
+
+    @app.get("/v1/series", dependencies=auth, response_model=list[SeriesOverview])
+    async def list_series() -> list[SeriesOverview]:
+        """Every series (a team's recurring meeting) with its meetings, dates and titles."""
+        return await runtime.repository.list_series()
 
     @app.get("/v1/meetings/{meeting_id}", dependencies=auth)
     async def show_meeting(meeting_id: MeetingId) -> dict[str, Any]:
         session = await runtime.registry.get(meeting_id)
-        return meeting_report(session.manager)
+        info = await runtime.repository.meeting_info(meeting_id)
+        identity = info.model_dump(mode="json", include={"series_id", "title", "started_at", "ended_at"}) \
+            if info else {}
+        return {**meeting_report(session.manager), **identity}
 
     @app.get("/v1/meetings/{meeting_id}/transcript", dependencies=auth, response_model=list[Utterance])
     async def transcript(
@@ -102,11 +114,16 @@ def create_app(runtime: AgentRuntime, config: APIConfig) -> FastAPI:
             raise UnknownMeetingError(meeting_id)
         return await runtime.repository.get_utterances(meeting_id, after_seq=after_seq, limit=limit)
 
-    @app.post("/v1/meetings/{meeting_id}/calls", dependencies=auth, response_model=Answer)
-    async def call(meeting_id: MeetingId, request: CallRequest) -> Answer:
+    @app.post("/v1/meetings/{meeting_id}/calls", dependencies=auth, response_model=Answer,
+              response_model_exclude_none=False)
+    async def call(meeting_id: MeetingId, request: CallRequest) -> JSONResponse:
         if request.query and len(request.query) > config.max_query_chars:
             raise HTTPException(422, f"query is longer than {config.max_query_chars} characters")
         session = await runtime.registry.get(meeting_id)
-        return await runtime.pipeline.call(session, request.call_type, request.query, source="http")
+        answer = await runtime.pipeline.call(session, request.call_type, request.query, source="http",
+                                             include_context=request.include_context)
+        # `context` is there only when asked for: absent, not null, otherwise.
+        body = answer.model_dump(mode="json", exclude={"context"} if answer.context is None else set())
+        return JSONResponse(body)
 
     return app

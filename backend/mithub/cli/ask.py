@@ -17,6 +17,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--database-url", metavar="URL", help="default: DATABASE_URL")
     parser.add_argument("--index", metavar="DIR", help="retrieval index (default RETRIEVAL_INDEX_DIR)")
     parser.add_argument("--json", action="store_true", help="print the Answer as JSON")
+    parser.add_argument("--show-context", action="store_true",
+                        help="also print the evidence items put into the prompt (meeting, seq, "
+                        "speaker, time, quote, tokens)")
     parser.set_defaults(handler=lambda args: asyncio.run(_ask(args)))
 
 
@@ -26,7 +29,8 @@ async def _ask(args: argparse.Namespace) -> int:
     runtime = await open_agent_runtime(args.database_url, index_dir=args.index)
     try:
         session = await runtime.registry.get(args.meeting)
-        answer = await runtime.pipeline.call(session, args.call_type, args.query, source="cli")
+        answer = await runtime.pipeline.call(session, args.call_type, args.query, source="cli",
+                                             include_context=args.show_context)
     finally:
         await runtime.aclose()
     if args.json:
@@ -34,4 +38,11 @@ async def _ask(args: argparse.Namespace) -> int:
     else:
         korean = not answer.query or any("가" <= ch <= "힣" for ch in answer.query + answer.answer)
         print(answer.render_text(korean=korean))
+        if answer.context is not None:
+            print(f"\n## context ({len(answer.context)} items, {answer.context_tokens} tokens)")
+            for item in answer.context:
+                when = item.time.strftime("%Y-%m-%d %H:%M") if item.time else "-"
+                where = f"{item.meeting_id or 'document'}#{item.seq}" if item.seq else (item.meeting_id or "document")
+                print(f"- {item.kind:<9} {where:<28} {item.speaker or '-':<10} {when}  "
+                      f"{item.tokens:>4} tok  {' '.join(item.quote.split())[:100]}")
     return 0

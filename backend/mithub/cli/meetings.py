@@ -18,6 +18,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     listing = actions.add_parser("list", help="one line per stored meeting")
     show = actions.add_parser("show", help="topics, summaries, roles, current topic of a meeting")
     show.add_argument("meeting_id", metavar="ID")
+    listing.add_argument("--series", metavar="S", help="only the meetings of this series")
     for action in (listing, show):
         action.add_argument(
             "--database-url",
@@ -35,7 +36,7 @@ async def _list(args: argparse.Namespace) -> int:
 
     database = await open_database(args.database_url, create=False)
     try:
-        meetings = await SqlRepository(database).list_meetings()
+        meetings = await SqlRepository(database).list_meetings(series_id=args.series)
     finally:
         await database.dispose()
     if args.json:
@@ -46,14 +47,14 @@ async def _list(args: argparse.Namespace) -> int:
     if not meetings:
         print(f"no meetings in {database.display_url}")
         return 0
-    header = ("ID", "UTTERANCES", "TOPICS", "LAST UTTERANCE", "WRITER", "CURRENT TOPIC")
-    print("{:<24} {:>10} {:>6}  {:<20} {:<24} {}".format(*header))
+    header = ("ID", "SERIES", "STARTED", "UTTERANCES", "TOPICS", "WRITER", "TITLE")
+    print("{:<24} {:<16} {:<17} {:>10} {:>6}  {:<24} {}".format(*header))
     for m in meetings:
-        last = m.last_utterance_at.strftime("%Y-%m-%d %H:%M:%SZ") if m.last_utterance_at else "-"
+        started = m.started_at.strftime("%Y-%m-%d %H:%MZ")
         writer = m.lease_owner or ("ended" if m.ended_at else "-")
         print(
-            f"{m.id:<24} {m.utterance_count:>10} {m.topic_count:>6}  {last:<20} {writer:<24} "
-            f"{m.current_topic or '-'}"
+            f"{m.id:<24} {m.series_id:<16} {started:<17} {m.utterance_count:>10} "
+            f"{m.topic_count:>6}  {writer:<24} {m.title or '-'}"
         )
     return 0
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,8 +30,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("transcript", type=Path, help="JSONL transcript file")
     parser.add_argument("--meeting-id", help="meeting id (default: the file name)")
-    parser.add_argument("--start", type=datetime.fromisoformat, default=None,
-                        help="meeting start as ISO time with zone (default 2026-01-01T09:00Z)")
+    parser.add_argument("--started-at", "--start", dest="start", type=datetime.fromisoformat,
+                        default=None, metavar="ISO8601",
+                        help="meeting start as ISO time with zone (default 2026-01-01T09:00Z); "
+                        "utterance times are this plus each line's start_ms")
+    parser.add_argument("--series", default=None,
+                        help="the series (recurring meeting) this meeting belongs to; its "
+                        "finished meetings are searched by the agent calls (default: its own)")
+    parser.add_argument("--title", default=None, help="meeting title (default: the file name)")
     parser.add_argument("--database-url", nargs="?", const="", default=None, metavar="URL",
                         help="persist the meeting; rerun after a crash to resume. Without URL: "
                         "DATABASE_URL, else the embedded sqlite+aiosqlite:///./data/mithub.db. "
@@ -90,12 +96,17 @@ async def _replay(args: argparse.Namespace) -> int:
     from mithub.embedders import load_embedder
     from mithub.store.session import attach_meeting
 
-    async with attach_meeting(url, meeting_id, title=args.transcript.name) as attached:
+    async with attach_meeting(url, meeting_id, title=args.title or args.transcript.name,
+                              series_id=args.series, started_at=start) as attached:
         model = load_embedder(get_context_config().embedding_model)
         code = await _run(args, meeting_id, start, attached.repository, persisted=True,
-                          embedder=await attached.meeting_embedder(model))
+                          embedder=await attached.meeting_embedder(model), catalog=attached.repository.inner)
         await attached.repository.drain()
-        await attached.repository.inner.end_meeting(meeting_id)
+        # The end of its file ends the meeting: it joins its series' memory.
+        last = await attached.repository.inner.get_last_utterances(meeting_id, 1)
+        ended = last[0].absolute_timestamp + timedelta(milliseconds=last[0].end_ms - last[0].start_ms) \
+            if last else None
+        await attached.repository.inner.end_meeting(meeting_id, at=ended)
         return code
 
 
@@ -107,7 +118,7 @@ def _default_start() -> datetime:
 
 async def _run(
     args: argparse.Namespace, meeting_id: str, start: datetime, repository: MeetingRepository,
-    *, persisted: bool, embedder: Embedder | None = None,
+    *, persisted: bool, embedder: Embedder | None = None, catalog: Any = None,
 ) -> int:
     from mithub.clock import ManualClock
     from mithub.context.factory import create_context_manager
@@ -143,24 +154,26 @@ async def _run(
     if errors:
         print(f"{len(errors)} malformed line(s) skipped", file=sys.stderr)
     if args.calls:
-        await _agent_calls(manager, repository, llm, args.question, as_json=args.json)
+        await _agent_calls(manager, repository, llm, args.question, as_json=args.json,
+                           catalog=catalog, series_id=args.series or meeting_id)
     return 0
 
 
 async def _agent_calls(manager: ContextManager, repository: MeetingRepository, llm: Any,
-                       question: str, *, as_json: bool) -> None:
-    """The four call types on the replayed meeting, as a participant would see them."""
+                       question: str, *, as_json: bool, catalog: Any, series_id: str) -> None:
+    """The four call types on the replayed meeting, as a participant would see them; with a
+    store, IMMEDIATE_RESPONSE and SEARCH also search the series' finished meetings."""
     import json
 
     from mithub.agent import AgentPipeline, MeetingSession
+    from mithub.agent.runtime import memory_builder
     from mithub.config import get_llm_config
-    from mithub.context.builder import ContextBuilder
     from mithub.context.models import AGENT_CALL_TYPES
     from mithub.embedders import load_embedder
 
-    builder = ContextBuilder(config=manager.config, embedder=load_embedder(manager.config.embedding_model))
+    builder = memory_builder(manager.config, load_embedder(manager.config.embedding_model), catalog)
     pipeline = AgentPipeline(builder, llm=llm, max_output_tokens=get_llm_config().max_output_tokens)
-    session = MeetingSession(manager, repository, builder.new_transcript_index())
+    session = MeetingSession(manager, repository, builder.new_transcript_index(), series_id=series_id)
     for call_type in AGENT_CALL_TYPES:
         query = question if call_type in ("IMMEDIATE_RESPONSE", "SEARCH") else None
         answer = await pipeline.call(session, call_type, query, source="cli")

@@ -34,11 +34,14 @@ from mithub.context.allocation import (
 )
 from mithub.context.formatting import format_context_as_system_prompt, segment_lines, topic_label, utterance_line
 from mithub.context.manager import ContextManager
+from mithub.context.past_cues import asks_about_past
 from mithub.context.models import (
     AgentCallType,
     AgentContext,
     DocumentPassage,
     Participant,
+    PastExcerpt,
+    PastTopic,
     TopicSegment,
     TranscriptExcerpt,
     Utterance,
@@ -54,6 +57,18 @@ class DocumentSearch(Protocol):
     def search_passages(self, query: str, top_k: int) -> list[DocumentPassage]: ...
 
 
+class PastMeetingSearch(Protocol):
+    """Finished meetings of the series or the organisation (`mithub.memory`)."""
+
+    def search_past(
+        self, query: str, *, series_id: str | None, exclude_meeting_id: str, budget_tokens: int
+    ) -> tuple[list[PastTopic], list[PastExcerpt]]: ...
+
+    def past_tokens(self, series_id: str | None) -> int:
+        """Tokens of the past transcripts a search for `series_id` would cover."""
+        ...
+
+
 class ContextBuilder:
     def __init__(
         self,
@@ -62,12 +77,18 @@ class ContextBuilder:
         embedder: Embedder,
         budget: TokenBudgetManager | None = None,
         documents: DocumentSearch | None = None,
+        past: PastMeetingSearch | None = None,
+        past_share: float = 0.35,
+        past_cue_share: float = 0.75,
         clock: Clock = utc_now,
     ) -> None:
         self.config = config
         self.budget = budget or TokenBudgetManager()
         self._embedder = embedder
         self._documents = documents
+        self.past = past
+        self.past_share = past_share
+        self.past_cue_share = past_cue_share
         self._clock = clock
         self._model = ModelBudget.for_window(config.model_context_window)
         self._segment_costs: dict[tuple, int] = {}
@@ -103,12 +124,16 @@ class ContextBuilder:
         *,
         transcript: TranscriptIndex | None = None,
         required_topics: Sequence[str] = (),
+        series_id: str | None = None,
     ) -> AgentContext:
         started = time.perf_counter()
         manager, query = context_manager, (user_query or "").strip() or None
         total = self.call_budget(call_type)
         if call_type == "IMMEDIATE_RESPONSE" and transcript is not None and len(transcript):
-            share = int(transcript.total_tokens * self.config.immediate_max_meeting_share)
+            # The quick call stays quick: a share of what it searches (today's transcript and
+            # the past meetings in scope), within the call type's budget.
+            searched = transcript.total_tokens + (self.past.past_tokens(series_id) if self.past else 0)
+            share = int(searched * self.config.immediate_max_meeting_share)
             total = min(total, max(share, self.config.immediate_min_tokens))
         uses_recent_window = call_type != "ACTION_EXTRACTION"
         allocation = IMMEDIATE_ALLOCATION if call_type == "IMMEDIATE_RESPONSE" and query \
@@ -132,8 +157,12 @@ class ContextBuilder:
         # the evidence leaves to the topic summaries.
         recent_spent = self.lines_cost([utterance_line(u) for u in recent])
         evidence_budget = kinds["evidence"] + max(kinds["recent"] - recent_spent, 0)
-        excerpts, documents = self._evidence(call_type, query, transcript, recent, evidence_budget)
-        spent = recent_spent + sum(e.tokens for e in excerpts) \
+        past_topics, past_excerpts = self._past_evidence(
+            call_type, query, manager.meeting_id, series_id, evidence_budget)
+        past_spent = sum(t.tokens for t in past_topics) + sum(e.tokens for e in past_excerpts)
+        excerpts, documents = self._evidence(call_type, query, transcript, recent,
+                                             evidence_budget - past_spent)
+        spent = recent_spent + past_spent + sum(e.tokens for e in excerpts) \
             + self.lines_cost([f"[D0] {d.source}: {d.text}" for d in documents])
         leftover = max(kinds["recent"] + kinds["evidence"] - spent, 0)
         segments = self._segments(manager.get_l1_segments(), query, required_topics,
@@ -150,6 +179,8 @@ class ContextBuilder:
             speaker_roles=roles,
             user_query=query,
             transcript_excerpts=excerpts,
+            past_topics=past_topics,
+            past_excerpts=past_excerpts,
             documents=documents,
             token_budget=total,
         )
@@ -249,6 +280,19 @@ class ContextBuilder:
             excerpts = transcript.search(query, budget_tokens=budget - spent, exclude_from_seq=shown)
         return excerpts, documents
 
+    def _past_evidence(
+        self, call_type: AgentCallType, query: str | None, meeting_id: str, series_id: str | None,
+        budget: int,
+    ) -> tuple[list[PastTopic], list[PastExcerpt]]:
+        """Past meetings get a share of the evidence budget: most of it when the question
+        points at the past ("지난주", "last time"), a smaller part otherwise (the answer may
+        still lie there), none for call types about today's meeting alone."""
+        if self.past is None or not query or call_type not in ("IMMEDIATE_RESPONSE", "SEARCH"):
+            return [], []
+        share = self.past_cue_share if asks_about_past(query) else self.past_share
+        return self.past.search_past(query, series_id=series_id, exclude_meeting_id=meeting_id,
+                                     budget_tokens=int(budget * share))
+
     def _document_passages(self, query: str, budget: int) -> list[DocumentPassage]:
         assert self._documents is not None
         found = self._documents.search_passages(query, top_k=8)
@@ -293,6 +337,8 @@ class ContextBuilder:
         droppers = [
             ("documents", lambda c: c.documents[:-1]),
             ("transcript_excerpts", lambda c: c.transcript_excerpts[:-1]),
+            ("past_excerpts", lambda c: c.past_excerpts[:-1]),
+            ("past_topics", lambda c: c.past_topics[:-1]),
             ("pending_items", lambda c: (c.pending_items or [])[1:] or None),
             ("topic_segments", lambda c: (c.topic_segments or [])[1:] or None),
             ("recent_utterances", lambda c: c.recent_utterances[1:]),

@@ -8,7 +8,7 @@ answer cites and that is mapped back to speaker, time and source.
 
 from __future__ import annotations
 
-from mithub.context.models import AgentContext, TopicSegment, Utterance
+from mithub.context.models import AgentContext, PastMeetingRef, TopicSegment, Utterance
 from mithub.context.quoting import quote_text
 
 DATA_NOTICE = (
@@ -25,6 +25,18 @@ def utterance_line(u: Utterance, *, with_topic: bool = False) -> str:
     ts = u.absolute_timestamp.strftime("%H:%M:%S")
     topic = f" (topic: {_q(u.topic)})" if with_topic and u.topic else ""
     return f"[U{u.id}] [{ts}] {u.speaker_name}{topic}: {_q(u.text)}"
+
+
+def past_utterance_line(meeting: PastMeetingRef, u: Utterance, label: str = "P0") -> str:
+    """A turn of a finished meeting: its meeting (date) first, time in that meeting's zone."""
+    ts = u.absolute_timestamp.astimezone(meeting.started_at.tzinfo).strftime("%H:%M:%S")
+    return f"[{label}] ({meeting.label}) [{ts}] {u.speaker_name}: {_q(u.text)}"
+
+
+def past_topic_lines(meeting: PastMeetingRef, segment: TopicSegment, label: str = "PT0") -> list[str]:
+    lines = segment_lines(segment, label)
+    lines[0] = f"### [{label}] ({meeting.label}) {_q(segment.name)}"
+    return lines
 
 
 def segment_lines(segment: TopicSegment, label: str) -> list[str]:
@@ -73,6 +85,17 @@ def format_context_as_system_prompt(ctx: AgentContext) -> str:
         parts.append("## 회의 앞부분의 관련 발화 (검색, … 는 생략된 부분)")
         for excerpt in ctx.transcript_excerpts:
             parts += [utterance_line(u) for u in excerpt.utterances]
+            parts.append("---")
+        parts.append("")
+    if ctx.past_topics or ctx.past_excerpts:
+        parts.append("## 지난 회의 (같은 시리즈의 끝난 회의에서 검색, … 는 생략된 부분)")
+        for k, topic in enumerate(ctx.past_topics, start=1):
+            parts += past_topic_lines(topic.meeting, topic.segment, f"PT{k}")
+        k = 0
+        for excerpt in ctx.past_excerpts:
+            for u in excerpt.utterances:
+                k += 1
+                parts.append(past_utterance_line(excerpt.meeting, u, f"P{k}"))
             parts.append("---")
         parts.append("")
     if ctx.documents:

@@ -105,6 +105,35 @@ class TranscriptExcerpt(BaseModel):
     tokens: int = 0
 
 
+class PastMeetingRef(BaseModel):
+    """Which finished meeting a past item comes from, as its citations name it."""
+
+    meeting_id: str
+    series_id: str
+    title: str | None = None
+    started_at: AwareDatetime
+    label: str = Field(description="how the prompt and replies name it, e.g. '5월 4일 회의'")
+
+
+class PastExcerpt(BaseModel):
+    """Consecutive turns of a finished meeting of the series (or of the organisation), found
+    by the memory search; `utterances` keep their own meeting's seq."""
+
+    meeting: PastMeetingRef
+    utterances: list[Utterance]
+    score: float = 0.0
+    tokens: int = 0
+
+
+class PastTopic(BaseModel):
+    """A topic segment of a finished meeting: name, summary, decisions, action items."""
+
+    meeting: PastMeetingRef
+    segment: TopicSegment
+    score: float = 0.0
+    tokens: int = 0
+
+
 class DocumentPassage(BaseModel):
     """A passage from the organisation's documents or a past meeting (hybrid retrieval)."""
 
@@ -135,6 +164,8 @@ class AgentContext(BaseModel):
 
     user_query: str | None = None
     transcript_excerpts: list[TranscriptExcerpt] = Field(default_factory=list)
+    past_topics: list[PastTopic] = Field(default_factory=list)
+    past_excerpts: list[PastExcerpt] = Field(default_factory=list)
     documents: list[DocumentPassage] = Field(default_factory=list)
     token_count: int = 0
     token_budget: int = 0

@@ -4,6 +4,7 @@ helpers every SQL store class shares (dialect-specific upserts, the meeting row)
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Table, func, select
@@ -13,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from mithub.clock import Clock, utc_now
 from mithub.context.models import Participant
 from mithub.store.database import Database
-from mithub.store.records import AgentCallRecord, MeetingOverview
+from mithub.store.records import AgentCallRecord, MeetingInfo, MeetingOverview, SeriesOverview
 from mithub.store.tables import (
     AgentCallRow,
     ManagerStateRow,
@@ -52,34 +53,92 @@ class SqlCatalog:
         return statement.on_conflict_do_update(index_elements=list(keys), set_=update)
 
     async def _ensure_meeting(
-        self, conn: AsyncConnection, meeting_id: str, title: str | None = None
+        self,
+        conn: AsyncConnection,
+        meeting_id: str,
+        title: str | None = None,
+        *,
+        series_id: str | None = None,
+        started_at: datetime | None = None,
     ) -> None:
-        """The meeting row every other row points at; checked once per process and meeting."""
-        if meeting_id in self._known_meetings and title is None:
+        """The meeting row every other row points at; checked once per process and meeting.
+        A new meeting is its own series unless one is named, and starts now unless told."""
+        named = title is not None or series_id is not None
+        if meeting_id in self._known_meetings and not named:
             return
-        values = {"id": meeting_id, "title": title, "created_at": self._clock()}
+        values = {"id": meeting_id, "title": title, "series_id": series_id or meeting_id,
+                  "created_at": self._clock(), "started_at": started_at or self._clock()}
         statement = self._insert(MEETINGS).values(values)
-        if title is not None:
-            statement = statement.on_conflict_do_update(
-                index_elements=["id"], set_={"title": title}
-            )
+        update = {k: v for k, v in (("title", title), ("series_id", series_id)) if v is not None}
+        if update:
+            statement = statement.on_conflict_do_update(index_elements=["id"], set_=update)
         else:
             statement = statement.on_conflict_do_nothing(index_elements=["id"])
         await conn.execute(statement)
         self._known_meetings.add(meeting_id)
 
-    async def ensure_meeting(self, meeting_id: str, *, title: str | None = None) -> None:
+    async def ensure_meeting(
+        self,
+        meeting_id: str,
+        *,
+        title: str | None = None,
+        series_id: str | None = None,
+        started_at: datetime | None = None,
+        reopen: bool = False,
+    ) -> None:
+        """Create the meeting (or name its title and series). `reopen` clears `ended_at`:
+        a writer attaching to a finalized meeting continues it (a restarted job in a room
+        that still lives), so it leaves the organisation's memory until it ends again."""
         async with self.database.engine.begin() as conn:
-            await self._ensure_meeting(conn, meeting_id, title)
+            await self._ensure_meeting(conn, meeting_id, title, series_id=series_id,
+                                       started_at=started_at)
+            if reopen:
+                await conn.execute(MEETINGS.update().where(
+                    (MEETINGS.c.id == meeting_id) & MEETINGS.c.ended_at.is_not(None)
+                ).values(ended_at=None))
 
-    async def end_meeting(self, meeting_id: str) -> None:
+    async def end_meeting(self, meeting_id: str, *, at: datetime | None = None) -> None:
+        """Finalize the meeting: from now on it is part of its series' memory."""
         async with self.database.engine.begin() as conn:
             await conn.execute(
-                MEETINGS.update().where(MEETINGS.c.id == meeting_id).values(ended_at=self._clock())
+                MEETINGS.update().where(MEETINGS.c.id == meeting_id)
+                .values(ended_at=at or self._clock())
             )
 
-    async def list_meetings(self) -> list[MeetingOverview]:
-        return await self._overviews(None)
+    async def finished_meetings(self, series_id: str | None = None) -> list[MeetingInfo]:
+        """Finalized meetings (all series, or one), oldest first: what the memory indexes."""
+        query = select(MEETINGS.c.id, MEETINGS.c.series_id, MEETINGS.c.title,
+                       MEETINGS.c.started_at, MEETINGS.c.created_at, MEETINGS.c.ended_at) \
+            .where(MEETINGS.c.ended_at.is_not(None))
+        if series_id is not None:
+            query = query.where(MEETINGS.c.series_id == series_id)
+        async with self.database.engine.connect() as conn:
+            rows = (await conn.execute(query)).all()
+        infos = [MeetingInfo(id=r.id, series_id=r.series_id, title=r.title,
+                             started_at=r.started_at or r.created_at, ended_at=r.ended_at)
+                 for r in rows]
+        return sorted(infos, key=lambda m: (m.started_at, m.id))
+
+    async def meeting_info(self, meeting_id: str) -> MeetingInfo | None:
+        query = select(MEETINGS).where(MEETINGS.c.id == meeting_id)
+        async with self.database.engine.connect() as conn:
+            row = (await conn.execute(query)).first()
+        if row is None:
+            return None
+        return MeetingInfo(id=row.id, series_id=row.series_id, title=row.title,
+                           started_at=row.started_at or row.created_at, ended_at=row.ended_at)
+
+    async def list_series(self) -> list[SeriesOverview]:
+        """Every series with its meetings in order (the API's `GET /v1/series`)."""
+        series: dict[str, list[MeetingOverview]] = {}
+        for meeting in await self.list_meetings():
+            series.setdefault(meeting.series_id, []).append(meeting)
+        return [SeriesOverview(id=sid, meetings=sorted(ms, key=lambda m: (m.started_at, m.id)))
+                for sid, ms in sorted(series.items())]
+
+    async def list_meetings(self, series_id: str | None = None) -> list[MeetingOverview]:
+        meetings = await self._overviews(None)
+        return [m for m in meetings if series_id is None or m.series_id == series_id]
 
     async def get_meeting(self, meeting_id: str) -> MeetingOverview | None:
         found = await self._overviews(meeting_id)
@@ -114,7 +173,7 @@ class SqlCatalog:
             .outerjoin(topics, topics.c.meeting_id == MEETINGS.c.id)
             .outerjoin(STATES, STATES.c.meeting_id == MEETINGS.c.id)
             .outerjoin(LEASES, LEASES.c.meeting_id == MEETINGS.c.id)
-            .order_by(MEETINGS.c.created_at, MEETINGS.c.id)
+            .order_by(MEETINGS.c.started_at, MEETINGS.c.created_at, MEETINGS.c.id)
         )
         if meeting_id is not None:
             query = query.where(MEETINGS.c.id == meeting_id)
@@ -127,8 +186,10 @@ class SqlCatalog:
         live_lease = row["expires_at"] is not None and row["expires_at"] > now
         return MeetingOverview(
             id=row["id"],
+            series_id=row["series_id"],
             title=row["title"],
             created_at=row["created_at"],
+            started_at=row["started_at"] or row["created_at"],
             ended_at=row["ended_at"],
             utterance_count=row["utterances"] or 0,
             last_utterance_at=row["last_at"],

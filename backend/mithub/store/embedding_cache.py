@@ -129,3 +129,13 @@ class MeetingEmbeddings:
             for key, _ in batch:
                 self._pending.pop(key, None)
         return len(batch)
+
+
+async def stored_vectors(store: SqlCatalog, meeting_id: str, model_id: str) -> dict[bytes, np.ndarray]:
+    """Every vector saved for a meeting by `model_id`, by text key: what the organisation's
+    memory indexes a finished meeting with, instead of embedding its turns again."""
+    query = select(EMBEDDINGS.c.text_hash, EMBEDDINGS.c.vector).where(
+        EMBEDDINGS.c.meeting_id == meeting_id, EMBEDDINGS.c.model_id == model_id)
+    async with store.database.engine.connect() as conn:
+        rows = (await conn.execute(query)).all()
+    return {bytes(r.text_hash): np.frombuffer(r.vector, dtype=np.float32) for r in rows}

@@ -7,9 +7,14 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Sequence
+from datetime import datetime
 
+import numpy as np
+
+from mithub.clock import utc_now
 from mithub.context.models import TopicSegment, Utterance
 from mithub.context.repository import ManagerState
+from mithub.store.records import MeetingInfo
 
 
 class InMemoryRepository:
@@ -18,7 +23,39 @@ class InMemoryRepository:
         self._order: dict[str, list[int]] = {}
         self._segments: dict[str, dict[str, TopicSegment]] = {}
         self._states: dict[str, ManagerState] = {}
+        self._meetings: dict[str, MeetingInfo] = {}
         self.commits = 0
+
+    # The meeting catalog part the organisation's memory reads (a series of replays in one
+    # process, as in the demo): identity, dates and the end of each meeting.
+
+    async def ensure_meeting(
+        self, meeting_id: str, *, title: str | None = None, series_id: str | None = None,
+        started_at: datetime | None = None, reopen: bool = False,
+    ) -> None:
+        known = self._meetings.get(meeting_id)
+        info = known or MeetingInfo(id=meeting_id, series_id=series_id or meeting_id,
+                                    title=title, started_at=started_at or utc_now())
+        update = {k: v for k, v in (("title", title), ("series_id", series_id)) if v is not None}
+        if reopen:
+            update["ended_at"] = None
+        self._meetings[meeting_id] = info.model_copy(update=update)
+
+    async def end_meeting(self, meeting_id: str, *, at: datetime | None = None) -> None:
+        await self.ensure_meeting(meeting_id)
+        self._meetings[meeting_id] = self._meetings[meeting_id].model_copy(
+            update={"ended_at": at or utc_now()})
+
+    async def meeting_info(self, meeting_id: str) -> MeetingInfo | None:
+        return self._meetings.get(meeting_id)
+
+    async def finished_meetings(self, series_id: str | None = None) -> list[MeetingInfo]:
+        found = [m for m in self._meetings.values()
+                 if m.ended_at is not None and series_id in (None, m.series_id)]
+        return sorted(found, key=lambda m: (m.started_at, m.id))
+
+    async def stored_vectors(self, meeting_id: str, model_id: str) -> dict[bytes, np.ndarray]:
+        return {}  # nothing is stored in memory: the process-wide embedder cache has them
 
     async def append_utterances(self, meeting_id: str, utterances: Sequence[Utterance]) -> None:
         self._append(meeting_id, utterances)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import AwareDatetime, BaseModel, Field
@@ -16,12 +17,24 @@ AgentCallSource = Literal["chat", "wake_phrase", "rpc", "http", "cli"]
 AgentCallStatus = Literal["pending", "answered", "failed"]
 
 
+class MeetingInfo(BaseModel):
+    """A meeting's identity: one session of a room, in a series, with its dates."""
+
+    id: str
+    series_id: str
+    title: str | None = None
+    started_at: AwareDatetime
+    ended_at: AwareDatetime | None = None
+
+
 class MeetingOverview(BaseModel):
     """One line of `mithub meetings list`."""
 
     id: str
+    series_id: str
     title: str | None = None
     created_at: AwareDatetime
+    started_at: AwareDatetime
     ended_at: AwareDatetime | None = None
     utterance_count: int = 0
     last_utterance_at: AwareDatetime | None = None
@@ -29,6 +42,13 @@ class MeetingOverview(BaseModel):
     current_topic: str | None = None
     lease_owner: str | None = None
     lease_expires_at: AwareDatetime | None = None
+
+
+class SeriesOverview(BaseModel):
+    """A series (a team's recurring meeting) and its meetings, oldest first."""
+
+    id: str
+    meetings: list[MeetingOverview]
 
 
 class AgentCallRecord(BaseModel):
@@ -57,9 +77,12 @@ class MeetingCatalog(Protocol):
     """Meetings, participants and agent calls. Not fenced by the writer lease: the API
     process records agent calls for meetings another worker transcribes."""
 
-    async def ensure_meeting(self, meeting_id: str, *, title: str | None = None) -> None: ...
+    async def ensure_meeting(
+        self, meeting_id: str, *, title: str | None = None, series_id: str | None = None,
+        started_at: datetime | None = None, reopen: bool = False,
+    ) -> None: ...
 
-    async def list_meetings(self) -> list[MeetingOverview]: ...
+    async def list_meetings(self, series_id: str | None = None) -> list[MeetingOverview]: ...
 
     async def upsert_participant(self, meeting_id: str, participant: Participant) -> None: ...
 

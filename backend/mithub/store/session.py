@@ -18,6 +18,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 
 import structlog
 
@@ -99,6 +100,8 @@ async def attach_meeting(
     meeting_id: str,
     *,
     title: str | None = None,
+    series_id: str | None = None,
+    started_at: datetime | None = None,
     wait_seconds: float | None = None,
     config: DatabaseConfig | None = None,
 ) -> AsyncIterator[AttachedMeeting]:
@@ -106,7 +109,10 @@ async def attach_meeting(
     database = await open_database(url, config)
     try:
         repository = meeting_repository(database, config)
-        await repository.inner.ensure_meeting(meeting_id, title=title)
+        # A writer attaching to a finalized meeting continues it (a restarted job whose room
+        # still lives): it is no longer finished until it ends again.
+        await repository.inner.ensure_meeting(meeting_id, title=title, series_id=series_id,
+                                              started_at=started_at, reopen=True)
         lease = await repository.inner.acquire_lease(
             meeting_id,
             ttl_seconds=config.lease_ttl_seconds,

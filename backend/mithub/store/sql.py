@@ -17,6 +17,7 @@ import time
 from collections.abc import Sequence
 from datetime import timedelta
 
+import numpy as np
 import structlog
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -34,6 +35,7 @@ from mithub.store.codec import (
     utterance_values,
 )
 from mithub.store.database import Database
+from mithub.store.embedding_cache import stored_vectors
 from mithub.store.lease import LeaseManager, MeetingLease, default_owner
 from mithub.store.metrics import DB_WRITE_SECONDS
 from mithub.store.pg_fast import PG_FENCED_INSERT_UTTERANCE, PG_INSERT_UTTERANCE
@@ -55,6 +57,9 @@ class SqlRepository(SqlCatalog):
         )
         self._one_statement = database.dialect == "postgresql"
         self._autocommit = database.engine.execution_options(isolation_level="AUTOCOMMIT")
+
+    async def stored_vectors(self, meeting_id: str, model_id: str) -> dict[bytes, np.ndarray]:
+        return await stored_vectors(self, meeting_id, model_id)
 
     @property
     def owner(self) -> str:

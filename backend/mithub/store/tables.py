@@ -72,11 +72,17 @@ class Base(DeclarativeBase):
 
 
 class MeetingRow(Base):
+    """One session of a room. `series_id` groups the sessions of one team (the room name,
+    unless the room's metadata names a series); `ended_at` is set when it is finalized, and
+    only then does it become part of the organisation's memory."""
+
     __tablename__ = "meetings"
 
     id: Mapped[str] = mapped_column(String(200), primary_key=True)
+    series_id: Mapped[str] = mapped_column(String(200), index=True)
     title: Mapped[str | None] = mapped_column(String(500))
     created_at: Mapped[datetime]
+    started_at: Mapped[datetime | None]
     ended_at: Mapped[datetime | None]
 
 

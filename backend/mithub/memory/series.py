@@ -1,0 +1,136 @@
+"""One series' finished meetings as one searchable transcript: the same `TranscriptIndex`
+that searches today's meeting (BM25 over Korean morphemes and English words fused with
+embedding similarity, the best stretch of discussion plus the best single turns), run over
+every past turn of the series, plus the past topic segments.
+
+Turns get running row ids in the index (it wants increasing ids); each row maps back to its
+meeting and seq, and an excerpt never runs across two meetings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mithub.context.formatting import past_topic_lines, past_utterance_line
+from mithub.context.models import PastExcerpt, PastMeetingRef, PastTopic, TopicSegment, Utterance
+from mithub.context.transcript_index import TranscriptIndex, query_terms
+from mithub.embedders.base import Embedder, text_key
+from mithub.memory.cache import CachedMeeting
+from mithub.memory.vectors import StoredVectors
+from mithub.text import content_tokens
+
+# A past topic is shown when it is about the query: cosine above this, or shared key terms.
+TOPIC_MIN_COSINE = 0.35
+TOPIC_SHARE = 0.2  # of the past budget, at most, for the best past topic
+
+
+@dataclass
+class _Meeting:
+    ref: PastMeetingRef
+    cached: CachedMeeting
+    first_row: int = 0
+
+
+@dataclass
+class SeriesMemory:
+    series_id: str
+    embedder: Embedder
+    count_text: Callable[[str], int]
+    turn_max_tokens: int = 0
+    meetings: dict[str, _Meeting] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._feed = StoredVectors(self.embedder)
+        self._reset()
+
+    def _reset(self) -> None:
+        self._rows: list[tuple[_Meeting, Utterance]] = []
+        self._index = TranscriptIndex(self._feed, self._row_cost, turn_max_tokens=self.turn_max_tokens,
+                                      count_text=self.count_text)
+        self._topics: list[tuple[_Meeting, TopicSegment]] = []
+        self._topic_vectors = np.zeros((0, self.embedder.dim), dtype=np.float32)
+        self._topic_terms: list[set[str]] = []
+        self._tokens = 0
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @property
+    def total_tokens(self) -> int:
+        return self._tokens
+
+    def add(self, ref: PastMeetingRef, cached: CachedMeeting) -> None:
+        meeting = _Meeting(ref, cached, first_row=len(self._rows))
+        self.meetings[ref.meeting_id] = meeting
+        self._feed.known = {text_key("d", u.text): v for u, v in zip(cached.utterances, cached.vectors, strict=True)}
+        rows = []
+        for u in cached.utterances:
+            self._rows.append((meeting, u))
+            rows.append(u.model_copy(update={"id": len(self._rows)}))
+        self._index.add(rows)
+        self._tokens = self._index.total_tokens
+        self._feed.known = {}
+        texts = [_topic_text(s) for s in cached.segments]
+        if texts:
+            self._topics += [(meeting, s) for s in cached.segments]
+            self._topic_vectors = np.concatenate([self._topic_vectors, self.embedder.embed_documents(texts)])
+            self._topic_terms += [set(content_tokens(t)) for t in texts]
+
+    def remove(self, meeting_id: str) -> None:
+        """Drop a meeting (reopened, or gone from the store): rebuilt from what is held."""
+        kept = [m for m in self.meetings.values() if m.ref.meeting_id != meeting_id]
+        self.meetings = {}
+        self._reset()
+        for meeting in kept:
+            self.add(meeting.ref, meeting.cached)
+
+    def _row_cost(self, row: Utterance) -> int:
+        meeting, _ = self._rows[row.id - 1]
+        return self.count_text(past_utterance_line(meeting.ref, row, "P00"))
+
+    # ------------------------------------------------------------------ search
+
+    def search(self, query: str, budget_tokens: int) -> tuple[list[PastTopic], list[PastExcerpt]]:
+        if not self._rows or budget_tokens <= 0:
+            return [], []
+        topics = self._best_topic(query, int(budget_tokens * TOPIC_SHARE))
+        room = budget_tokens - sum(t.tokens for t in topics)
+        excerpts = []
+        for found in self._index.search(query, budget_tokens=room):
+            excerpts += self._split_by_meeting(found.utterances, found.score)
+        return topics, excerpts
+
+    def _split_by_meeting(self, rows: list[Utterance], score: float) -> list[PastExcerpt]:
+        out: list[PastExcerpt] = []
+        for row in rows:
+            meeting, original = self._rows[row.id - 1]
+            shown = row.model_copy(update={"id": original.id})
+            if not out or out[-1].meeting.meeting_id != meeting.ref.meeting_id:
+                out.append(PastExcerpt(meeting=meeting.ref, utterances=[], score=score, tokens=1))
+            out[-1].utterances.append(shown)
+            out[-1].tokens += self.count_text(past_utterance_line(meeting.ref, shown, "P00")) + 1
+        return out
+
+    def _best_topic(self, query: str, budget: int) -> list[PastTopic]:
+        if not self._topics or budget <= 0:
+            return []
+        vector = self.embedder.embed_queries([query])[0].astype(np.float32)
+        cosine = self._topic_vectors @ vector
+        terms = set(query_terms(query))
+        overlap = np.array([len(terms & t) / max(len(terms), 1) for t in self._topic_terms])
+        score = 0.5 * cosine + 0.5 * overlap
+        best = int(np.argmax(score))
+        if cosine[best] < TOPIC_MIN_COSINE and overlap[best] < 0.5:
+            return []
+        meeting, segment = self._topics[best]
+        tokens = sum(self.count_text(line) + 1 for line in past_topic_lines(meeting.ref, segment))
+        if tokens > budget:
+            return []
+        return [PastTopic(meeting=meeting.ref, segment=segment, score=float(score[best]), tokens=tokens)]
+
+
+def _topic_text(segment: TopicSegment) -> str:
+    return " ".join([segment.name, segment.summary, *segment.key_decisions, *segment.action_items])
