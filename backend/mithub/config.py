@@ -1,7 +1,7 @@
 """Settings: one pydantic-settings class per concern, read from the environment and `.env`.
 
 Prefixes: CONTEXT_ (seed 002 §7/§10.5 names, kept exactly), LLM_, RETRIEVAL_, DATABASE_URL,
-STT_, API_, METRICS_. Nothing else in the code base reads `os.environ`.
+STT_, API_, METRICS_, MEMORY_. Nothing else in the code base reads `os.environ`.
 """
 
 from __future__ import annotations
@@ -120,6 +120,34 @@ class ContextConfig(BaseSettings):
     # DB sync (write-through; see store/)
     db_sync_interval_seconds: float = 5.0
     db_sync_utterance_threshold: int = 10
+
+
+class MemoryConfig(BaseSettings):
+    """The organisation's memory: finished meetings of a series searched during a meeting
+    (DESIGN §5). The store is the source of truth; the index is a cache of it."""
+
+    model_config = _settings_config("MEMORY_")
+
+    scope: str = Field(
+        "series", pattern="^(series|organisation|off)$",
+        description="past meetings searched by IMMEDIATE_RESPONSE and SEARCH: series (the "
+        "meeting's own series), organisation (every stored meeting) or off",
+    )
+    cache_dir: str = Field("./data/memory", description="folder of the memory index cache "
+                           "(rebuilt from the store when missing or stale)")
+    sync_seconds: float = Field(2.0, ge=0, description="how often a process checks the store "
+                                "for newly finished meetings (at most, and only when asked)")
+    past_share: float = Field(0.35, ge=0, le=1, description="share of the evidence budget for "
+                              "past meetings when the question does not point at the past")
+    past_cue_share: float = Field(0.75, ge=0, le=1, description="that share when it does "
+                                  "(\"지난 회의\", \"last week\", \"previously\"...)")
+    timezone: str = Field("UTC", description="time zone of meeting dates in past citations, "
+                          "e.g. Asia/Seoul")
+
+
+@lru_cache(maxsize=1)
+def get_memory_config() -> MemoryConfig:
+    return MemoryConfig()
 
 
 class LLMConfig(BaseSettings):
