@@ -1,39 +1,81 @@
 """`mithub index build --input PATH --out DIR`: one-time, LLM-free indexing of a JSONL corpus
-or a Markdown folder into the dense, sparse and Tri-Graph channels."""
+or a Markdown folder into the dense, sparse and Tri-Graph channels; `mithub index add
+--index DIR --input PATH` appends documents without a rebuild. Both print where the time went."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("index", help="build a retrieval index")
+    parser = subparsers.add_parser("index", help="build a retrieval index or add documents to one")
     actions = parser.add_subparsers(dest="index_command", metavar="ACTION", required=True)
     build = actions.add_parser("build", help="index a JSONL corpus file or a Markdown folder")
     build.add_argument("--input", required=True, type=Path, help="corpus.jsonl or a folder of .md files")
-    build.add_argument("--out", required=True, type=Path, help="index directory (created)")
+    build.add_argument("--out", required=True, type=Path, help="index directory (created; an interrupted build resumes in it)")
     build.add_argument("--no-progress", action="store_true", help="no progress bars")
     build.set_defaults(handler=_build)
+    add = actions.add_parser("add", help="add the documents of a JSONL file or Markdown folder to an index")
+    add.add_argument("--index", required=True, type=Path, help="index directory made by `mithub index build`")
+    add.add_argument("--input", required=True, type=Path, help="corpus.jsonl or a folder of .md files")
+    add.add_argument("--no-progress", action="store_true", help="no progress bars")
+    add.set_defaults(handler=_add)
+
+
+def _load_chunks(path: Path, profile, errors) -> list:  # noqa: ANN001
+    from mithub.config import get_retrieval_config
+    from mithub.retrieval.loaders import load_corpus
+
+    with profile.stage("load + chunk", "chunk") as stage:
+        chunks = list(load_corpus(path, get_retrieval_config(), errors))
+        stage.items = len(chunks)
+    return chunks
 
 
 def _build(args: argparse.Namespace) -> int:
     from mithub.config import get_retrieval_config
     from mithub.jsonl import LineErrors
     from mithub.retrieval.index import HybridIndex
-    from mithub.retrieval.loaders import load_corpus
+    from mithub.retrieval.profile import BuildProfile
 
-    config = get_retrieval_config()
     errors = LineErrors(report=lambda error: print(f"skipped: {error}", file=sys.stderr))
-    started = time.perf_counter()
-    chunks = list(load_corpus(args.input, config, errors))
-    index = HybridIndex.build(chunks, args.out, config, progress=not args.no_progress)
+    profile = BuildProfile(progress=not args.no_progress)
+    chunks = _load_chunks(args.input, profile, errors)
+    index = HybridIndex.build(chunks, args.out, get_retrieval_config(), profile=profile)
     stats = index.trigraph.stats() if index.trigraph is not None else {}
+    print(profile.summary())
     print(
         f"indexed {index.meta.documents} documents as {index.meta.chunks} chunks "
         f"({stats.get('sentences', 0)} sentences, {stats.get('entities', 0)} entities) "
-        f"in {time.perf_counter() - started:.1f} s -> {args.out}; {len(errors)} input lines skipped"
+        f"in {profile.total_seconds:.1f} s ({index.meta.documents / max(profile.total_seconds, 1e-9):.1f} documents/s) "
+        f"-> {args.out}; {len(errors)} input lines skipped"
+    )
+    return 0
+
+
+def _add(args: argparse.Namespace) -> int:
+    from mithub.config import get_retrieval_config
+    from mithub.embedders.factory import build_embedder
+    from mithub.jsonl import LineErrors
+    from mithub.retrieval.build import check_build_settings
+    from mithub.retrieval.index import HybridIndex, read_meta
+    from mithub.retrieval.profile import BuildProfile
+
+    config = get_retrieval_config()
+    check_build_settings(read_meta(args.index).settings, config, args.index)
+    errors = LineErrors(report=lambda error: print(f"skipped: {error}", file=sys.stderr))
+    profile = BuildProfile(progress=not args.no_progress)
+    with profile.stage("load index", "chunk") as stage:
+        index = HybridIndex.load(args.index, config, embedder=build_embedder(config.embedding_model, config.build_threads))
+        stage.items = index.meta.chunks
+    chunks = _load_chunks(args.input, profile, errors)
+    added = index.add_chunks(chunks, profile=profile)
+    print(profile.summary())
+    print(
+        f"added {added} new chunks ({len(chunks) - added} already indexed) in {profile.total_seconds:.1f} s; "
+        f"{args.index} now has {index.meta.documents} documents, {index.meta.chunks} chunks; "
+        f"{len(errors)} input lines skipped"
     )
     return 0

@@ -76,5 +76,5 @@ class IndexMeta(BaseModel):
     built_at: AwareDatetime
     build_seconds: float = 0.0
     build_stages: list[StageTiming] = Field(default_factory=list)
-    settings: dict[str, float] = Field(default_factory=dict, description="chunking and entity settings; see build.py")
+    settings: dict[str, int | float] = Field(default_factory=dict, description="chunking and entity settings; see build.py")
     meetings: list[str] = Field(default_factory=list)
