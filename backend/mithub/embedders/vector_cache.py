@@ -1,10 +1,11 @@
 """A content-hash vector cache on disk, so an unchanged text is never encoded twice: not by a
 rebuild, not by `mithub index add`, not by a build resumed after a crash.
 
-Layout: one folder per model, holding shards `shard-NNNNNN.npz` with `keys` (n x 16 bytes,
+Layout: one folder per model, holding shards `shard-<random>.npz` with `keys` (n x 16 bytes,
 blake2b of kind + text) and `vectors` (n x dim float16). Shards are written whole to a temp
 file then renamed, so a build killed mid-write leaves every finished shard readable and loses
-only the batch in flight. Plain numpy arrays, read with `allow_pickle=False`.
+only the batch in flight; random names let two processes fill one cache without overwriting
+each other. Plain numpy arrays, read with `allow_pickle=False`.
 
 Vectors are kept as float16 and every vector handed out, fresh or cached, is the float16
 value: a cold build, a warm rebuild and an incremental add see bit-identical vectors, so
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -26,7 +28,7 @@ from mithub.errors import IndexFormatError
 
 logger = structlog.get_logger(__name__)
 KEY_BYTES = 16
-_SHARD = re.compile(r"^shard-(\d{6})\.npz$")
+_SHARD = re.compile(r"^shard-[0-9a-f]+\.npz$")
 
 
 def model_folder(model_id: str) -> str:
@@ -43,7 +45,6 @@ class VectorCache:
         self._rows: dict[bytes, int] = {}
         self._parts: list[np.ndarray] = []
         self._size = 0
-        self._next_shard = 0
         self._load()
 
     def __len__(self) -> int:
@@ -53,10 +54,8 @@ class VectorCache:
         if not self.directory.is_dir():
             return
         for path in sorted(self.directory.iterdir()):
-            match = _SHARD.match(path.name)
-            if match is None:
+            if _SHARD.match(path.name) is None:
                 continue
-            self._next_shard = max(self._next_shard, int(match.group(1)) + 1)
             with np.load(path, allow_pickle=False) as shard:
                 keys, vectors = shard["keys"], shard["vectors"]
             if vectors.ndim != 2 or vectors.shape[1] != self.dim or len(keys) != len(vectors):
@@ -98,21 +97,19 @@ class VectorCache:
 
     def _write_shard(self, keys: np.ndarray, vectors: np.ndarray) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
-        final = self.directory / f"shard-{self._next_shard:06d}.npz"
+        final = self.directory / f"shard-{uuid.uuid4().hex}.npz"
         temporary = final.with_name(final.name + ".tmp")
         with temporary.open("wb") as handle:
             np.savez(handle, keys=keys, vectors=vectors)
         os.replace(temporary, final)
-        self._next_shard += 1
 
 
 _OPEN: dict[Path, VectorCache] = {}
 
 
 def open_cache(directory: Path, dim: int) -> VectorCache:
-    """One `VectorCache` per folder per process: two writers with their own shard counters
-    would overwrite each other's shards, and a vector one of them encoded must be a hit for
-    the other (the dense channel and the Tri-Graph can share a model)."""
+    """One `VectorCache` per folder per process, so a vector that one user of the folder
+    encoded is a hit for the other (the dense channel and the Tri-Graph can share a model)."""
     key = directory.resolve()
     cache = _OPEN.get(key)
     if cache is None or cache.dim != dim or (len(cache) and not directory.is_dir()):  # deleted: cold again
