@@ -171,3 +171,19 @@ def test_a_conditional_revisit_is_not_pending():
         ("Maya Chen", "We don't have the numbers, so let's park the pricing question until next week."),
     )
     assert [p.seq for p in extract_pending_items("m", turns)] == [2]
+
+
+@pytest.mark.parametrize(("lines", "owner"), [
+    ([("Dana Whitfield", "Let me check with legal who signs it.")], "Dana Whitfield"),
+    ([("Jess Carrow", "Sam, the discount code is yours."), ("Sam Delgado", "Yep.")], "Sam Delgado"),
+    ([("Jess Carrow", "Let's have Liam pull a list of influencers.")], "Liam Obuya"),
+    ([("김지현", "그건 제가 확인해 보죠.")], "김지현"),
+    ([("김지현", "성민 님, 로그 정리 좀 해 줄 수 있어요?"), ("박성민", "네.")], "박성민"),
+    ([("이수진", "리포트는 제가 금요일에 공유할 예정이에요.")], "이수진"),
+    ([("배상훈", "백업 점검은 현우 님이 담당해 주시고요.")], "노현우"),
+])
+def test_other_ways_of_taking_on_work(lines, owner):
+    participants = [("Liam Obuya", "Hi."), ("노현우", "안녕하세요."), ("박성민", "안녕하세요.")]
+    turns = _turns(*participants, *lines)
+    items = [i for i in extract_action_items("m", turns, MEETING_DATE) if i.seq > len(participants)]
+    assert [i.owner for i in items] == [owner]

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from mithub.text.korean import morphemes
 
+
 def _syllables(final: int) -> str:
     """Hangul syllables with the given final consonant (0: none, 4: ㄴ, 8: ㄹ)."""
     return "".join(chr(c) for c in range(0xAC00, 0xD7A4) if (c - 0xAC00) % 28 == final)
@@ -19,35 +20,45 @@ def _syllables(final: int) -> str:
 _L_FINAL = _syllables(8)
 _OPEN = _syllables(0)
 
-# The future "-ㄹ게요" (할게요, 드릴게요, 올릴게요), "-겠습니다", and a stated plan with the
-# speaker as subject ("저희는 … 걸 거예요").
-_KO_WILL = re.compile(rf"[{_L_FINAL}][게께]요|[{_L_FINAL}]게(?=\s*[.!?]|$)")
+# The future "-ㄹ게요" (할게요, 드릴게요, 올릴게요), "-겠습니다", "제가 … 하죠", and a stated plan
+# with the speaker as subject ("저희는 … 걸 거예요", "제가 공유할 예정이에요").
+_KO_WILL = re.compile(rf"[{_L_FINAL}][게께]요|[{_L_FINAL}]게(?=\s*[.!?]|$)|제가\s+(?:\S+\s+){{0,4}}\S*[하맡보]죠")
 _KO_SHALL = re.compile(r"겠습니다|겠어요")
-_KO_PLAN = re.compile(rf"[{_L_FINAL}]\s*(?:거예요|겁니다|거고요)")
+_KO_PLAN = re.compile(rf"[{_L_FINAL}]\s*(?:거예요|겁니다|거고요|예정)|려고(?:요|\s*합니다|\s*해요)")
 _KO_SELF = re.compile(r"제가|저희가|저희는|저는|저도")
-# Steering the meeting ("정리하겠습니다", "여기까지 할게요", "화면 공유할게요"), knowing or
-# acknowledging ("알겠습니다", "알고 있을게요"), refusing, or deferring a topic are no work.
+# Steering the meeting ("정리하겠습니다", "여기까지 할게요", "화면 공유할게요"), work done right
+# now ("지금 보내 드릴게요"), knowing or acknowledging ("알겠습니다", "알고 있을게요"), an
+# opinion ("좋겠습니다"), refusing, or deferring a topic are no work.
 _KO_NOT_COMMIT = re.compile(
-    r"확정|결정하|보류|마치겠|넘어가|넘길게|넘기겠|안건|여기까지|시작하겠|시작할게|(?:으로|로)\s*갈게|(?:부터|먼저)\s*(?:볼|할|하겠)"
-    r"|알겠|알고\s*있을|[좋되맞있없]겠|듣기만|(?:안|못)\s*[하할]|않겠|걸로\s*(?:할|하겠)|화면|이따|말씀드릴\s*게\s"
+    r"확정|결정하|보류|마치겠|넘어가|넘길게|넘기겠|안건|여기까지|시작하겠|시작할게|(?:으로|로)\s*갈게"
+    r"|(?:부터|먼저)\s*(?:볼|할|하겠)|지금\s*(?:바로\s*)?\S*[게겠]|화면|이따|말씀드릴\s*게\s"
+    r"|알겠|알고\s*있을|[좋되맞있없]겠|듣기만|(?:안|못)\s*[하할]|않겠|걸로\s*(?:할|하겠)"
     r"|^(?!.*(?:까지|\d))\W*(?:\S+\s+){0,3}(?:정리|마무리)(?:할게요|하겠습니다)\W*$"
 )
 # "-겠습니다" after a topic ("베타는 8월 5일에 열겠습니다") or a value ("3개월로 당기겠습니다",
 # "6월 1일부터 의무화하겠습니다") settles a decision; a promise has no such topic.
 _SELF_PRONOUNS = frozenset({"저", "제", "저희", "나", "우리"})
-_KO_REQUEST = re.compile(rf"[{_OPEN}]\s?주(?:세요|시고|실|십시오|시겠)|부탁(?:드|해|합)|가능하세요")
+_KO_REQUEST = re.compile(
+    rf"[{_OPEN}]\s?주(?:세요|시고|실|십시오|시겠)|[{_OPEN}]\s?줄\s*(?:수|래요)|부탁(?:드|해|합)|가능하세요"
+)
 _KO_TALK = re.compile(r"말씀|설명해|얘기해|이야기해|의견|현황|진척|상황부터")
-_KO_ASSIGN = re.compile(r"(?:걸로|기로)\s*(?:할게요|하겠습니다|하죠|해요|합시다)|맡기로|정하죠|보시죠")
+_KO_ASSIGN = re.compile(
+    r"(?:걸로|기로)\s*(?:할게요|하겠습니다|하죠|해요|합시다)|맡기로|정하죠|[가-힣]시죠"
+    r"|담당(?:으로|이|은)?\s*(?:하|해|할|맡)|[가-힣](?<![계으])시고(?:요)?(?=[\s,.]|$)"
+)
 _KO_TEAM = re.compile(r"저희\s*(?P<team>[가-힣A-Za-z0-9]+팀)(?:에서|이|은|가)")
 
 _EN_COMMIT = re.compile(
     r"\bI(?:'ll|\s+will|'m\s+going\s+to|\s+am\s+going\s+to|'m\s+aiming\s+to)\b(?!\s+(?:not|never)\b)"
-    r"|^\W*(?:\w+,?\s+)?will\s+do\b|\bfrom\s+me\b",
+    r"|^\W*(?:\w+,?\s+)?will\s+do\b|\bfrom\s+me\b|^\W*(?:I'm\s+)?on\s+it\b|\bI(?:'ve)?\s+got\s+(?:it|this|that)\b"
+    r"|\bI\s+can\s+take\s+(?:it|that|this)\b"
+    r"|\blet\s+me\s+(?!know|see|think|guess|be|say|just\s+say|finish|ask\s+you|start|show|share)\w+",
     re.IGNORECASE,
 )
 _EN_CAN = re.compile(r"\bI\s+can\b(?!'t|\s+not)", re.IGNORECASE)
 _EN_NOT_COMMIT = re.compile(
-    r"\bI'd\b|\bif\b|\bI'll\s+be\s+(?:out|away|off)\b|\bmake\s+it\s+work\b|\bin\s+the\s+chat\b|\bscreen\b"
+    r"\bI'd\b|\bif\b|\bI'll\s+be\s+(?!\w+ing\b)|\bmake\s+it\s+work\b|\bin\s+the\s+chat\b|\bscreen\b"
+    r"|\bright\s+now\b|\bnow\s*[.!]?$"
     # A shift in a rotation is a schedule, not a task.
     r"|\btak(?:e|es|ing)\s+(?:the\s+)?(?:first|second|next|this|that)?\s*(?:week|shift|day|weekend|rotation)\b",
     re.IGNORECASE,
@@ -55,8 +66,9 @@ _EN_NOT_COMMIT = re.compile(
 _EN_TALK = re.compile(r"\bwalk\s+us\b|\btell\s+us\b|\bsee\s+(?:the|my|it)\b|\bhear\s+me\b|\bremind\s+us\b",
                       re.IGNORECASE)
 _EN_REQUEST = re.compile(
-    r"\b(?:can|could|would|will)\s+(?:you|someone|somebody)\b|\bplease\b(?!\s+(?:not|don't)\b)|\byou\s+(?:run|own|take|handle|drive|lead|do)\s+(?:it|that|this)\b"
-    r"|\byou\s+can\s+\w+\s+it\b",
+    r"\b(?:can|could|would|will)\s+(?:you|someone|somebody)\b|\bplease\b(?!\s+(?:not|don't)\b)"
+    r"|\byou\s+(?:run|own|take|handle|drive|lead|do)\s+(?:it|that|this)\b|\byou\s+can\s+\w+\s+it\b"
+    r"|\byou're\s+on\s+(?:it|that|this)\b|(?:\bis|\bare|'s)\s+(?:all\s+)?yours\b|\bneed\s+you\s+to\b|\bon\s+you\b",
     re.IGNORECASE,
 )
 _EN_NOT_ACTION_VERBS = frozenset(
@@ -65,8 +77,8 @@ _EN_NOT_ACTION_VERBS = frozenset(
 _HYPOTHETICAL = re.compile(r"만약|만일|\bsuppose\b|\bin case\b", re.IGNORECASE)
 _OWNERSHIP_QUESTION = re.compile(r"누가|누구|\bwho\b", re.IGNORECASE)
 _AFFIRMATIVE = re.compile(
-    r"^\W*(?:(?:하하|아|음|오|ha|oh|um|uh)\W+)*(?:네+|넵|예|응|알겠습니다|알겠어요|그럴게요|좋아요|sure|yes|yep|yeah|okay|ok|will do|works for me"
-    r"|sounds good|on it|got it|of course)\b",
+    r"^\W*(?:(?:하하|아|음|오|ha|oh|um|uh)\W+)*(?:네+|넵|예|응|알겠습니다|알겠어요|그럴게요|좋아요|sure|yes|yep"
+    r"|yeah|okay|ok|will do|works for me|sounds good|on it|got it|of course|absolutely|definitely)\b",
     re.IGNORECASE,
 )
 _KO_RECIPIENT = re.compile(r"^\s*(?:님|씨)?\s*(?:께|에게|한테|이랑|하고|랑|과|와|을|를|의|도\s*(?:초대|참조))")
@@ -176,9 +188,15 @@ def is_assignment(sentence: str, mention: NameMention) -> bool:
     "Raj ships it by Wednesday", "Priya owns it")."""
     if _HYPOTHETICAL.search(sentence) or _EN_NOT_COMMIT.search(sentence):
         return False
+    if _KO_TALK.search(sentence) or _EN_TALK.search(sentence):
+        return False
     if _KO_ASSIGN.search(sentence[mention.end:]):
         return True
     after = sentence[mention.end:]
+    if re.search(r"\b(?:have|get)\s+$", sentence[: mention.start], re.IGNORECASE):
+        return re.match(r"\s+[a-z]+\b", after) is not None
+    if re.match(r"'s\s+(?:going\s+to|on\s+(?:it|that|this))\b", after):
+        return True
     verb = re.match(r"\s+(?:(?:will|'ll|is\s+going\s+to|can)\s+(\w+)|([a-z]+s)\b)", after)
     if verb is None:
         return False
