@@ -168,3 +168,37 @@ def test_demo_series_changes_match_its_facts(embedder) -> None:
             found[u.id] = (change.kind, change.past.seq)
     expected = {c["seq"]: (c["kind"], c["meeting1_seq"]) for c in facts["changes"]}
     assert found == expected
+
+
+OFFICE_MEETING1 = [
+    ("박지훈", "네, 이사 날짜는 9월 19일 토요일로 확정하겠습니다."),
+    ("박지훈", "좌석은 한 층에 120석으로 가죠."),
+    ("박지훈", "요금제는 월 9,900원으로 하고, 연간 결제는 20% 할인하는 걸로 하죠."),
+    ("박지훈", "마이그레이션은 김수아 님이 맡는 걸로 하겠습니다."),
+    ("박지훈", "교육은 주 2회, 회당 90분으로 하겠습니다."),
+    ("박지훈", "서버는 4대로 시작하겠습니다."),
+    ("김수아", "네, 알겠습니다."),
+    ("정하늘", "네."),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "past_seq"),
+    [
+        ("이사는 9월 26일에 하는 걸로 하겠습니다.", 1),
+        ("요금제는 만 천 원으로 올려서 나갑니다.", 3),
+        ("지난번에 20%로 정했던 연간 할인은 15%로 줄이겠습니다.", 3),
+        ("마이그레이션은 하늘 님이 맡아 주세요.", 4),
+        ("교육은 회당 두 시간으로 늘리겠습니다.", 5),
+        ("서버는 여섯 대로 늘려서 가겠습니다.", 6),
+        ("좌석은 층당 백이십 석 그대로고요.", None),
+        ("교육 장소는 3층 대회의실로 하죠.", None),
+        ("만약 업체가 안 되면 9월 26일로 밀 수도 있어요.", None),
+        ("이사 업체 견적은 천이백만 원 나왔어요.", None),
+    ],
+)
+def test_another_domain(embedder, text: str, past_seq: int | None) -> None:
+    """Lines of a domain the benchmark does not have (an office move): values in other
+    forms (만 천 원, 두 시간, 여섯 대, a given name) still compare."""
+    change = detector(embedder, OFFICE_MEETING1).check(line(text, "박지훈"))
+    assert (change.past.seq if change else None) == past_seq

@@ -24,7 +24,7 @@ _CUE_WORDS = frozenset(
     "that works treat".split()
 )
 # "…로 하죠" with no value: the thing chosen is the words before "로" ("과제형으로").
-_KO_CHOICE = re.compile(r"([가-힣A-Za-z0-9·]+(?:\s[가-힣A-Za-z0-9·]+)?)(?:으로|로|걸로)\s*(?:하|가|갈|갑)")
+_KO_CHOICE = re.compile(r"([가-힣A-Za-z0-9·]+?(?:\s[가-힣A-Za-z0-9·]+?)?)(?:으로|로|걸로)\s*(?:하|할|가|갈|갑)")
 _EN_CHOICE = re.compile(r"\bgo(?:ing)? with ([A-Z][\w-]*(?:\s[A-Z][\w-]*)*)")
 _FILLERS = re.compile(r"^(?:\W|음|어|네|아|그럼|그러면|um|uh|yeah|okay|ok|so)+\s*", re.IGNORECASE)
 _MAX_QUOTE = 160

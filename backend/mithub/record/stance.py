@@ -12,16 +12,18 @@ from dataclasses import dataclass
 # A settling verb: "으로 하겠습니다", "걸로 하죠", "확정", "let's go with", "final", "we launch".
 _KO_SETTLE = re.compile(
     r"확정|결정(?:하|합|했|입니다)|하기로\s*(?:하|합)"
-    r"|(?:으로|로|걸로|거로|것으로)\s*(?:하|할|합|해|가|갈|갑|정하|정할|묶|잡|올리|내리|당기|미루|밀|바꾸|변경)"
+    r"|(?:으로|로|걸로|거로|것으로)\s*(?:하|할|합|해|가|갈|갑|정하|정할|묶|잡|올리|내리|당기|미루|밀|바꾸|변경|늘리|늘려|줄이|줄여|연장|단축|조정)"
     r"|(?:하|가|열|시작하|배정하|진행하|배포하|의무화하|올리|내리|당기|미루|바꾸|변경하|사)(?:겠습니다|겠어요|죠|시죠|자고요)"
     r"|(?:시작합니다|진행합니다|갑니다|나갑니다|엽니다|오픈합니다)(?=\W*$)|(?:제가|저희가)\s*(?:할게요|하겠습니다|맡)|맡(?:는|아|기로)"
     r"|사죠|(?:그대로|대로)\s*(?:가|갑|하|유지)|걸로|거로"
 )
 _EN_SETTLE = re.compile(
-    r"\blet'?s (?:go with|do|treat|lock|keep|make|set|move|push)\b|\bwe(?:'ll| will) go with\b|\bgoing with\b|\bfinal (?:answer|decision|call)\b|\bthat'?s final\b|, final\b"
+    r"\blet'?s\b(?! (?:see|think|talk|discuss|figure|check|look|revisit|park|circle|come back|start|move on|wrap|hear|get into))|\bwe(?:'ll| will) go with\b|\bgoing with\b|\bfinal (?:answer|decision|call)\b|\bthat'?s final\b|, final\b"
     r"|\bagreed\b|\bdecided\b|\bsettled\b|\bthat works\b|\bfixed\b|\blocked\b|\bwe require\b|\bmust-have\b"
     r"|\bowns?\b|\bis the pick\b|\bwe(?:'re| are) going (?:to|with)\b|\bmoves? to\b|\bwe launch\b|\bdropping\b"
-    r"|\b(?:so|okay|ok|then)\b.*\b(?:is|are)\b|\bthen\W*$|\binstead\b|\bwe'?ll (?:do|use|keep|run)\b",
+    r"|\b(?:so|okay|ok|then)\b.*\b(?:is|are)\b|\bthen\W*$|\binstead\b|\bwe'?ll (?:do|use|keep|run)\b"
+    r"|\b(?:switch|chang|mov|push|bump|cut|rais|lower|extend|reduc|increas|shift)\w*\b(?! on\b)[^.,]{0,25}\bto\b"
+    r"|\bnow (?:is|are)\b|\b(?:is|are) now\b",
     re.IGNORECASE,
 )
 _OPENING = re.compile(r"^\W*(?:okay|ok|alright|fine|good|great|makes sense|perfect|so)\b", re.IGNORECASE)
@@ -29,12 +31,12 @@ _OPENING = re.compile(r"^\W*(?:okay|ok|alright|fine|good|great|makes sense|perfe
 # Proposals and hedges: the value is on the table, not settled.
 _KO_HEDGE = re.compile(
     r"것 같|거 같|할까|어때|어떨|좋겠|싶|할지|인지|일지|수도 있|가능(?:은|하긴)|긴 해|긴 한데|는데(?:요)?\W*$"
-    r"|추천|제안|원래|정도면|예상|게 좋|는 게 나|생각했|생각하고|생각 중|라고|다고|보류|미정|보고\s*(?:정|결정)|긴 하|대요\W*$"
+    r"|추천|제안|원래|정도면|예상|게 좋|는 게 나|생각했|생각하고|생각 중|라고|다고|보류|미정|보고\s*(?:정|결정)|긴 하|대요\W*$|알아보|검토\s*중|검토하고|고민\s*중"
     r"|해야|돼야|되어야|[어아]야\s*(?:해요|합니다|돼요|됩니다|하거든요)\W*$|다음\s*(?:주|번|회의)에?\s*(?:같이\s*)?(?:정하|결정|얘기|논의)|나중에"
 )
 _EN_HEDGE = re.compile(
     r"\b(?:maybe|might|could|would|should we|how about|what about|was thinking|i think|i'd|suggest|propose"
-    r"|probably|guess|versus|vs|or|offered|figure (?:that |it )?out|next week too)\b",
+    r"|probably|guess|options|option \w+ (?:is|was|would)|versus|vs|or|offered|figure (?:that |it )?out|next week too)\b",
     re.IGNORECASE,
 )
 # Hypotheticals: a condition ("-면", "만약", "if") other than "-면 돼요" (it is enough to).
@@ -42,7 +44,7 @@ _EN_HEDGE = re.compile(
 # statement for a change ("…하는 걸로 업체에 요청드렸어요").
 _KO_REQUEST = re.compile(r"요청(?:드렸|했|하신)")
 _EN_REQUEST = re.compile(r"\b(?:asked for|requested)\b", re.IGNORECASE)
-_KO_IF = re.compile(r"만약|만일|혹시|(?<!으)면(?!서|\s*(?:되|돼|됩))|다면|라면|경우에?(?:는)?")
+_KO_IF = re.compile(r"만약|만일|혹시|면(?!서|\s*(?:되|돼|됩))|다면|라면|경우에?(?:는)?")
 _EN_IF = re.compile(r"\bif\b|\bin case\b|\bunless\b|\bfallback\b|\bwhat if\b|\bsuppose\b", re.IGNORECASE)
 # Rejected options and negations: "안 하기로 했잖아요", "안 하는 걸로", "not happening".
 _KO_NOT = re.compile(r"(?<![가-힣])안\s*(?:하|가|되|돼|쓰|내|받|할)|않|아니|말고|없던|생각\s*안|못\s*(?:하|해)|안\s*됩|기각")
@@ -69,7 +71,7 @@ _EN_CHANGE = re.compile(
     r"\bchang|\bmov(?:e|es|ing) (?:to|it)\b|\bpush|\bdrop|\bbump|\braise|\blower|\bcut\b|\binstead\b|\bswitch",
     re.IGNORECASE,
 )
-_KO_SAME = re.compile(r"그대로|대로|지금처럼|변함|유지|계속")
+_KO_SAME = re.compile(r"그대로|(?:번|한|던|신|획|정)\s?대로|지금처럼|변함|유지|계속")
 _EN_SAME = re.compile(r"\bstill\b|\bas planned\b|\bunchanged\b|\bsame\b|\bremains?\b|\bon track\b", re.IGNORECASE)
 
 
@@ -82,7 +84,7 @@ def _korean_settles(text: str) -> bool:
         ongoing = word_rest.endswith("고") and re.match(r"\s*있", rest[len(word_rest):]) is not None
         if ongoing:
             continue  # "자동으로 내리고 있어요": a status report, not a decision
-        if enough or not re.search(r"(?<!으)면$|다면$", word_rest):
+        if enough or not re.search(r"면$|다면$", word_rest):
             return True
     return False
 
@@ -136,7 +138,7 @@ def clause_is_conditional(sentence: str, value_end: int) -> bool:
     rest = sentence[value_end:]
     clause = re.split(r"[,，.]|\s(?:그럼|그러면|then)\s", rest, maxsplit=1)[0]
     if is_korean(sentence):
-        return re.search(r"(?<!으)면(?!서|\s*(?:되|돼|됩))(?:\s|$)|다면|라면", clause) is not None
+        return re.search(r"면(?!서|\s*(?:되|돼|됩))(?:\s|$)|다면|라면", clause) is not None
     head = sentence[:value_end]
     last_comma = max(head.rfind(","), head.rfind(";"))
     return _EN_IF.search(head[last_comma + 1:]) is not None
