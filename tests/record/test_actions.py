@@ -187,3 +187,25 @@ def test_other_ways_of_taking_on_work(lines, owner):
     turns = _turns(*participants, *lines)
     items = [i for i in extract_action_items("m", turns, MEETING_DATE) if i.seq > len(participants)]
     assert [i.owner for i in items] == [owner]
+
+
+def test_work_shared_by_two_people_gives_each_an_item():
+    turns = _turns(
+        ("서준영", "과제형 테스트 문제는 저랑 재석 님이 만들고 있어요."),
+        ("문재석", "네, 다음 주 중에 초안 공유드릴게요."),
+        ("김지현", "민호 님이랑 수민 님이 같이 고객사 명단 정리해 주세요."),
+        ("이수민", "네."),
+        ("최민호", "네, 알겠습니다."),
+    )
+    items = [(i.owner, i.seq, i.due_date) for i in extract_action_items("m", turns, date(2026, 5, 14))]
+    assert items == [
+        ("문재석", 2, date(2026, 5, 22)), ("서준영", 2, date(2026, 5, 22)),
+        ("최민호", 3, None), ("이수민", 3, None),
+    ]
+
+
+def test_an_instruction_is_work_only_when_it_is_accepted():
+    accepted = _turns(("서준영", "백엔드는 세 자리로 올리시면 돼요."), ("임소희", "네, 알겠습니다."))
+    advice = _turns(("박성민", "학습 노드는 태그만 붙여 주시면 돼요."), ("정우현", "아 그렇구나, 그럼 편하겠네요."))
+    assert [i.owner for i in extract_action_items("m", accepted, MEETING_DATE)] == ["임소희"]
+    assert extract_action_items("m", advice, MEETING_DATE) == []

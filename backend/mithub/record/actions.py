@@ -148,11 +148,22 @@ def _sentence_candidates(
     if named and not re.search(r"\bfrom\s+me\b", sentence, re.IGNORECASE):
         return named
     if cue.is_commit(sentence, previous):
-        return [_Candidate(cue.team_owner(sentence) or speaker, line, "commit", sentence)]
+        owners = [cue.team_owner(sentence) or speaker, *cue.partners(sentence, names, speaker)]
+        if line > 0 and turns[line - 1].speaker_name != speaker:
+            # "저랑 재석 님이 만들고 있어요" - "네, 다음 주 중에 초안 공유드릴게요": the partner
+            # who just said they share the work shares the promise.
+            before = turns[line - 1]
+            if speaker in cue.partners(before.text, names, before.speaker_name):
+                owners.append(before.speaker_name)
+        return [_Candidate(owner, line, "commit", sentence) for owner in dict.fromkeys(owners)]
     if requested and not mentions and not cue.is_open_call(sentence):
         owner = _addressee(turns, line)
         if owner is not None:
             return [_Candidate(owner, line, "request", sentence, inferred=True)]
+    nxt = turns[line + 1] if line + 1 < len(turns) else None
+    if cue.is_instruction(sentence) and nxt is not None and nxt.speaker_name != speaker:
+        if cue.is_acceptance(nxt.text) and (not mentions or mentions[0].name == nxt.speaker_name):
+            return [_Candidate(nxt.speaker_name, line, "request", sentence, inferred=True)]
     return []
 
 

@@ -41,6 +41,9 @@ _SELF_PRONOUNS = frozenset({"저", "제", "저희", "나", "우리"})
 _KO_REQUEST = re.compile(
     rf"[{_OPEN}]\s?주(?:세요|시고|실|십시오|시겠)|[{_OPEN}]\s?줄\s*(?:수|래요)|부탁(?:드|해|합)|가능하세요"
 )
+# "세 자리로 올리시면 돼요": an instruction, or only advice ("태그만 붙여 주시면 돼요") unless
+# the other person says yes to it.
+_KO_INSTRUCTION = re.compile(r"[가-힣]시면\s*(?:돼요|됩니다)")
 _KO_TALK = re.compile(r"말씀|설명해|얘기해|이야기해|의견|현황|진척|상황부터")
 _KO_ASSIGN = re.compile(
     r"(?:걸로|기로)\s*(?:할게요|하겠습니다|하죠|해요|합시다)|맡기로|정하죠|[가-힣]시죠"
@@ -113,6 +116,19 @@ def name_forms(name: str) -> set[str]:
 def doer_mentions(sentence: str, names: list[str], speaker: str) -> list[NameMention]:
     """Participants named in the sentence as subject or addressee, in order; a recipient
     ("서준 님께", "저한테") or object ("ask Raj") is no doer, and neither is the speaker."""
+    every = _all_mentions(sentence, names, speaker)
+    doers = []
+    for i, m in enumerate(every):
+        rest = sentence[m.end:]
+        # "수민 님이랑 서준 님이 같이 해 주세요": a name joined to the next one shares the work.
+        joined = i + 1 < len(every) and re.match(r"\s*(?:이랑|랑|하고|와|과)\s*$", sentence[m.end:every[i + 1].start])
+        if (_KO_RECIPIENT.match(rest) and not joined) or _english_object(sentence, m.start):
+            continue
+        doers.append(m)
+    return doers
+
+
+def _all_mentions(sentence: str, names: list[str], speaker: str) -> list[NameMention]:
     found: list[NameMention] = []
     for name in names:
         if name == speaker:
@@ -121,8 +137,6 @@ def doer_mentions(sentence: str, names: list[str], speaker: str) -> list[NameMen
             korean_given = form != name and re.fullmatch(r"[가-힣]+", form) is not None
             pattern = re.escape(form) + (r"\s*(?:님|씨)" if korean_given else r"(?:\s*(?:님|씨))?")
             for m in re.finditer(rf"(?<![가-힣A-Za-z]){pattern}", sentence):
-                if _KO_RECIPIENT.match(sentence[m.end():]) or _english_object(sentence, m.start()):
-                    continue
                 if all(m.start() >= f.end or m.end() <= f.start for f in found):
                     found.append(NameMention(name, m.start(), m.end()))
     return sorted(found, key=lambda f: f.start)
@@ -177,6 +191,11 @@ def is_request(sentence: str) -> bool:
     return bool(_KO_REQUEST.search(sentence) or _EN_REQUEST.search(sentence))
 
 
+def is_instruction(sentence: str) -> bool:
+    """"-시면 돼요": work handed over only if the next speaker accepts it."""
+    return _KO_INSTRUCTION.search(sentence) is not None and not _HYPOTHETICAL.search(sentence)
+
+
 def is_open_call(sentence: str) -> bool:
     """A request to whoever it applies to ("혹시 빠진 거 있으면 댓글 달아 주세요")."""
     return re.search(r"있으면|혹시|다들|모두|여러분|\beveryone\b|\banyone\b|\bif\b", sentence,
@@ -202,6 +221,22 @@ def is_assignment(sentence: str, mention: NameMention) -> bool:
         return False
     word = verb.group(1) or verb.group(2)
     return word.lower() not in _EN_NOT_ACTION_VERBS
+
+
+def partners(sentence: str, names: list[str], speaker: str) -> list[str]:
+    """Participants doing the work together with the speaker ("제가 재석 님이랑 같이 할게요",
+    "저랑 재석 님이 만들고 있어요", "Sam and I will set it up"): each gets the item too."""
+    found = []
+    for name in names:
+        if name == speaker:
+            continue
+        for form in name_forms(name):
+            f = re.escape(form)
+            if re.search(rf"(?<![가-힣A-Za-z]){f}\s*(?:님|씨)?\s*(?:이랑|랑|하고|와|과)\s*(?:같이|함께|제가|저)"
+                         rf"|(?:저랑|저하고|저와)\s*{f}|\b{f}\s+and\s+I\b|\bme\s+and\s+{f}\b", sentence):
+                found.append(name)
+                break
+    return found
 
 
 def team_owner(sentence: str) -> str | None:
