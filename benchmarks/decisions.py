@@ -39,7 +39,7 @@ from mithub.record.models import Decision  # noqa: E402
 from mithub.text import content_tokens  # noqa: E402
 
 DATA = REPO_ROOT.parent / "shared" / "benchmarks" / "data" / "decisions"
-WEIGHTS = (0.3, 0.5, 0.7, 0.9)
+WEIGHTS = (0.1, 0.2, 0.3, 0.5, 0.7, 0.9)
 THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(0, 15))
 # The README's baseline: flag lines with these cues, point at the decision sharing most words.
 BASELINE_CUES = re.compile(
@@ -183,12 +183,16 @@ def _grid() -> list[ChangeSettings]:
 
 
 def _best_settings(train: list[Series]) -> ChangeSettings:
-    def f1(settings: ChangeSettings) -> tuple[float, float]:
-        counts = _sum([score_flags(s, detector_flags(s, settings)) for s in train])
-        fig = _figures(counts)
-        return fig["f1"], -fig["false_alarm"]
+    """The best train F1 (then fewest false alarms); among tied settings, the middle of the
+    plateau, so the choice does not sit on the edge of what the training series allow."""
+    def key(settings: ChangeSettings) -> tuple[float, float]:
+        fig = _figures(_sum([score_flags(s, detector_flags(s, settings)) for s in train]))
+        return round(fig["f1"], 6), -round(fig["false_alarm"], 6)
 
-    return max(_grid(), key=f1)
+    scored = [(key(settings), settings) for settings in _grid()]
+    best = max(k for k, _ in scored)
+    tied = [settings for k, settings in scored if k == best]
+    return tied[len(tied) // 2]
 
 
 def cross_validate(series: list[Series]) -> tuple[dict[str, dict[str, int]], list[dict]]:
@@ -262,6 +266,7 @@ def main() -> None:
     series = load_series(load_embedder("use-multilingual"))
     held_out, folds = cross_validate(series)
     defaults = ChangeSettings()
+    chosen_on_all = _best_settings(series)
     full = {s.series_id: score_flags(s, detector_flags(s, defaults)) for s in series}
     baseline = {s.series_id: score_flags(s, baseline_flags(s)) for s in series}
     header = ["system", "P", "R", "F1", "explicit R", "implicit R", "false alarm", "detection R", "TP/flags/pos"]
@@ -286,6 +291,10 @@ def main() -> None:
         "Meeting 1 of each series gives the ledger (decisions extracted by `extract_decisions`, no gold);",
         "every meeting-2 line goes through `ChangeDetector.check` (LLM-free). Strict scoring of the data",
         "set's README (flag names the decision by its line; snapped to the nearest gold decision within 2 lines).",
+        "Caveat: the cross-validation covers the two numeric thresholds only. The Korean and English cue",
+        "patterns (settling forms, hedges, conditions) were written while reading these development series,",
+        "so these figures are an upper bound for the held-out half. The baseline here points at the decisions",
+        "this script extracts; the README's own baseline figures are P 0.24, R 0.33, F1 0.28, implicit R 0.",
         "",
         "Change detection (micro over series):",
         "",
@@ -293,7 +302,10 @@ def main() -> None:
         "",
         f"Leave-one-series-out: (embed_weight, min_score) tuned for F1 on five series over a grid of "
         f"{len(_grid())}, applied to the sixth. Held-out F1 per fold: mean {statistics.mean(fold_f1):.2f}, "
-        f"min {min(fold_f1):.2f}, max {max(fold_f1):.2f}, stdev {statistics.pstdev(fold_f1):.2f}.",
+        f"min {min(fold_f1):.2f}, max {max(fold_f1):.2f}, stdev {statistics.pstdev(fold_f1):.2f}. "
+        f"The same rule on all six series picks embed_weight={chosen_on_all.embed_weight}, "
+        f"min_score={chosen_on_all.min_score} (the `ChangeSettings` defaults are "
+        f"{defaults.embed_weight}, {defaults.min_score}).",
         "",
         markdown_table(["held-out series", "embed_weight", "min_score", "P", "R", "F1", "false alarm"], fold_rows),
         "",

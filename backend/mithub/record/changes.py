@@ -25,7 +25,7 @@ from mithub.embedders.base import Embedder
 from mithub.record.decisions import NOW_WORDS, condense, local_date
 from mithub.record.models import Decision, DecisionChange, PastRef
 from mithub.record.stance import clause_is_conditional, clause_points_back, stance
-from mithub.record.values import Value, comparable, extract_values, values_agree
+from mithub.record.values import Value, comparable, display_text, extract_values, values_agree
 from mithub.text import keyword_candidates, split_sentences
 
 # An optional second opinion on a candidate pair (an LLM when one is configured): True
@@ -81,7 +81,7 @@ def _overlap(a: set[str], b: set[str]) -> float:
 def decision_values(decision: Decision, names: Sequence[str] = ()) -> list[Value]:
     """The values a decision settled: those of its quote that its `value` names."""
     found = extract_values(decision.quote, reference=local_date(decision.time), names=names)
-    named = [v for v in found if v.text and v.text in decision.value]
+    named = [v for v in found if display_text(v) and display_text(v) in decision.value]
     return named or found
 
 

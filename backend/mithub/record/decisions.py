@@ -15,7 +15,7 @@ from datetime import date, datetime
 from mithub.context.models import Utterance
 from mithub.record.models import Decision
 from mithub.record.stance import clause_is_conditional, is_korean, stance
-from mithub.record.values import Value, extract_values
+from mithub.record.values import Value, display_text, extract_values
 from mithub.text import keyword_candidates, split_sentences
 
 # Words of the settling form itself, dropped from a subject.
@@ -100,33 +100,42 @@ def condense(text: str, limit: int = _MAX_QUOTE) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def _decision_of(meeting_id: str, utterance: Utterance, reference: date, names: Sequence[str]) -> Decision | None:
+def _decision_of(meeting_id: str, utterance: Utterance, reference: date, names: Sequence[str],
+                 previous: str = "") -> Decision | None:
     sentences = split_sentences(utterance.text) or [utterance.text]
     opening = bool(_AGREEMENT.match(utterance.text)) or any(_commits(s) or stance(s).settles for s in sentences)
     chosen: list[tuple[str, list[Value]]] = []
-    context: list[str] = []
+    context: list[tuple[str, list[Value]]] = []
+    bare_settle = False  # "Okay, that works." settles the values said beside it
     for sentence in sentences:
         values = [v for v in extract_values(sentence, reference=reference, names=names)
                   if v.text.strip(" 은는에") not in NOW_WORDS]
-        if values and not stance(sentence).hedged:
-            context.append(sentence)
+        cues = stance(sentence)
+        if values and not (cues.hedged or cues.negated or cues.question):
+            context.append((sentence, settled_values(sentence, values)))
         if is_decision_sentence(sentence, values, opening):
             chosen.append((sentence, settled_values(sentence, values)))
         elif _commits(sentence):
             # "네, 제가 할게요" after a request settles who does it.
             chosen.append((sentence, [Value("person", utterance.speaker_name, 0, 0, unit=utterance.speaker_name)]))
+        bare_settle = bare_settle or (cues.settles and not values and not cues.hedged)
+    if bare_settle and chosen:
+        chosen += [c for c in context if c[0] not in {s for s, _ in chosen}]
     if not chosen:
         return None
     values = [v for _, vs in chosen for v in vs]
-    value = ", ".join(dict.fromkeys(v.text for v in values))
+    value = ", ".join(dict.fromkeys(display_text(v) for v in values))
     if not value:
         value = next((c for c in (_choice(s) for s, _ in chosen) if c), "")
-    subject = decision_subject(" ".join(dict.fromkeys([s for s, _ in chosen] + context)), values)
+    # The subject is often named in the proposal just before ("Okay, two-year term.").
+    subject = decision_subject(" ".join(dict.fromkeys([s for s, _ in chosen] + [s for s, _ in context])), values)
+    if len(subject.split()) < 2:
+        subject = " ".join(dict.fromkeys((subject + " " + decision_subject(previous, [])).split()))
+    fallback = _FILLERS.sub("", chosen[0][0])[:60]
     return Decision(
         id=f"{meeting_id}#d{utterance.id}", meeting_id=meeting_id, seq=utterance.id,
         speaker=utterance.speaker_name, time=utterance.absolute_timestamp,
-        subject=subject or _FILLERS.sub("", chosen[0][0])[:60], value=value or _FILLERS.sub("", chosen[0][0])[:60],
-        quote=condense(utterance.text),
+        subject=subject.strip() or fallback, value=value or fallback, quote=condense(utterance.text),
     )
 
 
@@ -135,8 +144,9 @@ def extract_decisions(meeting_id: str, utterances: Sequence[Utterance], started_
     reference = local_date(started_at)
     names = sorted({u.speaker_name for u in utterances})
     decisions = []
-    for utterance in utterances:
-        decision = _decision_of(meeting_id, utterance, reference, names)
+    for i, utterance in enumerate(utterances):
+        previous = utterances[i - 1].text if i else ""
+        decision = _decision_of(meeting_id, utterance, reference, names, previous)
         if decision is not None:
             decisions.append(decision)
     return decisions

@@ -56,7 +56,9 @@ class Value:
 # ---------------------------------------------------------------- Korean
 # "90일 보관", "30일 이내": days as a span, not a day of the month.
 _KO_DAY_SPAN = re.compile(r"\s?일(?=\s?(?:간|동안|이내|안에|후|뒤|보관|경과|지난|지나|치|씩|마다))")
-_KO_LOOSE_DAY = re.compile(r"\s?일(?:로|에(?!서)|까지|부터|자|\s그대로|\s?(?:월|화|수|목|금|토|일)요일)")
+_KO_LOOSE_DAY = re.compile(
+    r"\s?일(?:로|에(?!서)|까지|부터|자|\s?(?:월|화|수|목|금|토|일)요일|\s(?!정도|동안|걸|간|이상|이하|내|만에)[가-힣])"
+)
 _KO_SUFFIXES: list[tuple[re.Pattern[str], str, str, float]] = [
     # (pattern right after the number, kind, unit, multiplier to the base unit)
     (re.compile(r"\s?원"), "amount", "KRW", 1),
@@ -77,6 +79,9 @@ _KO_SUFFIXES: list[tuple[re.Pattern[str], str, str, float]] = [
     (re.compile(r"\s?(?:회|번)(?![가-힣])|\s?(?:회|번)(?=[씩은는이도만으로에])"), "count", "times", 1),
     (re.compile(r"\s?건"), "count", "case", 1),
 ]
+# Other counters ("120석", "3층", "2가지"): counts of that thing, comparable only with the same.
+_KO_COUNTER = re.compile(r"\s?(석|층|권|장|통|잔|채|종|팀|가지|마리|개사|점|위|차례|박|세트|라인)(?=[\s,.?!…]|$|[이가은는을를에의도로으만까와과씩])")
+_PARTICLE_TAIL = re.compile(r"(?<=[가-힣0-9%])(?:으로|로|에서|에|까지|부터|은|는|이|가|을|를|도|만|으로요|로요)$")
 _KO_NATIVE = re.compile(
     r"(?<![가-힣])(" + "|".join(sorted(NATIVE_NUMBERS, key=len, reverse=True)) + r")\s?"
     r"(명|사람|분|대|개|곳|군데|자리|번|회|달|해|시간|시|주)(?=[\s,.?!…]|$|[이가은는을를에의도로으만까와과씩째])"
@@ -164,6 +169,9 @@ def _with_korean_suffix(text: str, start: int, end: int, number: float) -> Value
         if kind == "time":
             return _time_value(text, start, suffix.end(), number, suffix.group(0))
         return Value(kind, text[start:suffix.end()], start, suffix.end(), number * scale, unit)  # type: ignore[arg-type]
+    counter = _KO_COUNTER.match(text, end)
+    if counter is not None:
+        return Value("count", text[start:counter.end()], start, counter.end(), number, counter.group(1))
     if following == "일":
         day_end = text.index("일", end) + 1
         return Value("duration", text[start:day_end], start, day_end, number)
@@ -310,6 +318,11 @@ def extract_values(text: str, *, reference: date | None = None, names: Iterable[
     persons = _person_values(text, names)
     found = _drop_overlaps(dates + numeric + persons + _thing_names(text, persons))
     return sorted(found, key=lambda v: v.start)
+
+
+def display_text(value: Value) -> str:
+    """The value as said, without a trailing particle ("7월 15일 수요일로" -> "7월 15일 수요일")."""
+    return _PARTICLE_TAIL.sub("", value.text.strip())
 
 
 def _drop_overlaps(values: list[Value]) -> list[Value]:
