@@ -193,7 +193,9 @@ class RetrievalConfig(BaseSettings):
     embed_batch_size: int = Field(32, ge=1)
 
     # Index builds (`mithub index build/add`): see benchmarks/RESULTS.md, indexing section.
-    build_threads: int = Field(2, ge=1, description="encoder threads during index build/add")
+    # One thread per encoder: a second BLAS thread made USE 12x slower on a busy machine; a
+    # build uses both cores by encoding the dense channel beside the Tri-Graph instead.
+    build_threads: int = Field(1, ge=1, description="threads per encoder during index build/add")
     build_batch: int = Field(256, ge=1, description="texts encoded and saved per batch (resume point)")
     vector_cache_dir: str = Field("", description="content-hash vector cache; empty = DIR/vectors inside each index")
 

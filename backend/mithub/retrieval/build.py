@@ -5,6 +5,7 @@ build or an incremental add never encodes a text twice."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -94,12 +95,26 @@ def build_channels(
     config: RetrievalConfig,
     profile: BuildProfile,
 ) -> dict[str, object]:
-    vectors = encode_dense(embedder, texts, profile)
+    """Dense encoding runs in a second thread beside the sparse and Tri-Graph stages when the
+    two channels use different models: each encoder keeps one thread (a second BLAS/OpenMP
+    thread per encoder made USE 12x slower whenever the machine was busy), and the build
+    still uses both cores. With one shared model the stages run in turn, so the Tri-Graph
+    finds the dense channel's sentence vectors in the cache."""
+    shared = _cache_folder(embedder) == _cache_folder(tri_embedder)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="dense-encode") as pool:
+        pending = None if shared else pool.submit(encode_dense, embedder, texts, profile)
+        vectors = encode_dense(embedder, texts, profile) if shared else None
+        sparse_index = build_sparse(texts, profile)
+        graph = TriGraph.build(chunk_ids, texts, tri_embedder, config, profile=profile)
+        vectors = pending.result() if pending is not None else vectors
     with profile.stage("dense index", "chunk", len(texts)):
         dense_index = dense.DenseIndex.build(vectors)
-    sparse_index = build_sparse(texts, profile)
-    graph = TriGraph.build(chunk_ids, texts, tri_embedder, config, profile=profile)
     return {"dense": dense_index, "sparse": sparse_index, "trigraph": graph}
+
+
+def _cache_folder(embedder: Embedder) -> Path | None:
+    persistent = _persistent(embedder)
+    return persistent.cache.directory if persistent is not None else None
 
 
 # Settings an index is built with that `mithub index add` must share: chunks cut another way

@@ -3,6 +3,7 @@ progress bars with an ETA while a stage runs, and the summary `mithub index buil
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -37,6 +38,9 @@ class BuildProfile:
     def __init__(self, progress: bool = True) -> None:
         self.progress = progress
         self.stages: list[StageTiming] = []
+        self._started = time.perf_counter()
+        self._ended = self._started
+        self._lock = threading.Lock()  # stages may run in two threads
 
     @contextmanager
     def stage(self, name: str, unit: str, items: int = 0) -> Iterator[Stage]:
@@ -46,7 +50,10 @@ class BuildProfile:
         try:
             yield running
         finally:
-            self._record(StageTiming(name=name, seconds=time.perf_counter() - started, items=running.items, unit=unit))
+            ended = time.perf_counter()
+            with self._lock:
+                self._ended = max(self._ended, ended)
+                self._record(StageTiming(name=name, seconds=ended - started, items=running.items, unit=unit))
 
     def _record(self, timing: StageTiming) -> None:
         for i, known in enumerate(self.stages):
@@ -62,13 +69,16 @@ class BuildProfile:
 
     @property
     def total_seconds(self) -> float:
-        return sum(s.seconds for s in self.stages)
+        """Wall time from the profile's start to the end of its last stage (stages that ran
+        side by side are not added up)."""
+        return self._ended - self._started
 
     def seconds_of(self, name: str) -> float:
         return sum(s.seconds for s in self.stages if s.name == name)
 
     def summary(self) -> str:
-        """A plain table: stage, seconds, items, items/s, share of the build."""
+        """A plain table: stage, seconds, items, items/s, share of the build's wall time
+        (shares add up to more than 100% when stages overlapped)."""
         total = self.total_seconds or 1.0
         lines = [f"{'stage':<18} {'seconds':>9} {'items':>9} {'unit':<10} {'items/s':>9} {'share':>6}"]
         for s in self.stages:
