@@ -171,3 +171,15 @@ def test_precomputed_vectors_are_used_as_given(tmp_path, use_settings):
     assert index.chunks[int(rows[0])].id == new[0].id
     with pytest.raises(Exception, match="expected \\(1, 512\\)"):
         index.add_chunks(chunks[:1], vectors[:2])
+
+
+def test_search_with_another_dense_model_names_the_setting_to_use(tmp_path, capsys, use_settings, monkeypatch):
+    from mithub.config import get_retrieval_config
+
+    corpus = write_corpus(tmp_path / "c.jsonl", range(4))
+    assert main(["index", "build", "--input", str(corpus), "--out", str(tmp_path / "i"), "--no-progress"]) == 0
+    monkeypatch.setenv("RETRIEVAL_EMBEDDING_MODEL", "use-multilingual-sentences")
+    get_retrieval_config.cache_clear()
+    capsys.readouterr()
+    assert main(["search", "Mina Park", "--index", str(tmp_path / "i")]) == 1
+    assert "set RETRIEVAL_EMBEDDING_MODEL=use-multilingual or rebuild" in capsys.readouterr().err

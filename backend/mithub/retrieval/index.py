@@ -92,6 +92,9 @@ class HybridIndex:
         if not unique:
             raise InputError("no chunks to index: the corpus is empty or every line was skipped", source=directory)
         directory.mkdir(parents=True, exist_ok=True)
+        # The setting values are recorded only when they chose the models (for the fix a mismatch names).
+        names = (config.embedding_model if embedder is None else None,
+                 config.trigraph_embedding_model if tri_embedder is None else None)
         embedder, tri_embedder = _build_embedders(config, embedder, tri_embedder, cache_root(directory, config))
         channels = build_channels([c.id for c in unique], [c.text for c in unique], embedder, tri_embedder, config, profile)
         meta = IndexMeta(
@@ -105,6 +108,8 @@ class HybridIndex:
             channels=list(CHANNELS),
             built_at=datetime.now(timezone.utc),
             settings=build_settings(config),
+            embedding_model=names[0],
+            trigraph_embedding_model=names[1],
         )
         index = cls(directory, config, meta, unique, embedder, tri_embedder, channels)
         with profile.stage("save", "chunk", len(unique)):
@@ -140,7 +145,7 @@ class HybridIndex:
         meta = read_meta(directory)
         chunks = dense.load_docs(directory)
         embedder = embedder or load_embedder(config.embedding_model)
-        check_embedder(meta.model_id, meta.dim, embedder, "RETRIEVAL_EMBEDDING_MODEL")
+        check_embedder(meta.model_id, meta.dim, embedder, "RETRIEVAL_EMBEDDING_MODEL", meta.embedding_model)
         loaded: dict[str, object] = {}
         _try_load(loaded, "dense", lambda: dense.DenseIndex.load(directory))
         _try_load(loaded, "sparse", lambda: sparse.SparseIndex.load(directory))
@@ -149,7 +154,7 @@ class HybridIndex:
             tri_embedder = tri_embedder or _optional_embedder(config.trigraph_embedding_model)
             if tri_embedder is not None:
                 check_embedder(meta.trigraph_model_id, meta.trigraph_dim or 0, tri_embedder,
-                               "RETRIEVAL_TRIGRAPH_EMBEDDING_MODEL")
+                               "RETRIEVAL_TRIGRAPH_EMBEDDING_MODEL", meta.trigraph_embedding_model)
                 _try_load(loaded, "trigraph", lambda: TriGraph.load(directory))
         if not loaded:
             raise IndexFormatError(f"{directory}: no retrieval channel could be loaded; rebuild the index")
@@ -279,11 +284,12 @@ def read_meta(directory: Path) -> IndexMeta:
     return meta
 
 
-def check_embedder(model_id: str, dim: int, embedder: Embedder, setting: str) -> None:
+def check_embedder(model_id: str, dim: int, embedder: Embedder, setting: str, name: str | None = None) -> None:
     if embedder.model_id != model_id or embedder.dim != dim:
+        fix = f"set {setting}={name}" if name else f"set {setting} to the index's model"
         raise IndexFormatError(
             f"index was built with embedder {model_id!r} ({dim} dims) but {setting} gives "
-            f"{embedder.model_id!r} ({embedder.dim} dims); set {setting} to the index's model or rebuild the index"
+            f"{embedder.model_id!r} ({embedder.dim} dims); {fix} or rebuild the index"
         )
 
 

@@ -67,6 +67,8 @@ class IndexMeta(BaseModel):
     format_version: int = INDEX_FORMAT_VERSION
     model_id: str
     dim: int
+    embedding_model: str | None = Field(None, description="RETRIEVAL_EMBEDDING_MODEL the index was built with")
+    trigraph_embedding_model: str | None = None
     trigraph_model_id: str | None = None
     trigraph_dim: int | None = None
     corpus_hash: str
