@@ -179,14 +179,16 @@ def cross_validate(data: Path = DATA) -> dict:
     by_windows = {w: score_actions(data, extractor=lambda m, t, s, w=w: system_items(m, t, s, w)) for w in GRID}
     series = sorted(k for k in by_windows[DEFAULT_WINDOWS] if k not in ("all", "ko", "en"))
     folds, held = [], {}
+    def fit(w: ActionWindows, train: list[str]) -> tuple[float, float, bool]:
+        f = _summed(by_windows[w], train)
+        return f["f1"], f["due_accuracy"], w == DEFAULT_WINDOWS
+
     for out in series:
         rest = [s for s in series if s != out]
-        def fit(w: ActionWindows) -> tuple[float, float, bool]:
-            f = _summed(by_windows[w], rest)
-            return f["f1"], f["due_accuracy"], w == DEFAULT_WINDOWS
-        chosen = max(GRID, key=fit)
+        chosen = max(GRID, key=lambda w, rest=rest: fit(w, rest))
         held[out] = by_windows[chosen][out]
-        folds.append({"held_out": out, "windows": chosen, "train_f1": fit(chosen)[0], "test": held[out]})
+        folds.append({"held_out": out, "windows": chosen, "train_f1": fit(chosen, rest)[0],
+                      "test": held[out]})
     result = {"folds": folds, "all": _summed(held, series)}
     for lang in ("ko", "en"):
         result[lang] = _summed(held, [s for s in series if s.startswith(lang)])

@@ -161,9 +161,12 @@ def _sentence_candidates(
         if owner is not None:
             return [_Candidate(owner, line, "request", sentence, inferred=True)]
     nxt = turns[line + 1] if line + 1 < len(turns) else None
-    if cue.is_instruction(sentence) and nxt is not None and nxt.speaker_name != speaker:
-        if cue.is_acceptance(nxt.text) and (not mentions or mentions[0].name == nxt.speaker_name):
-            return [_Candidate(nxt.speaker_name, line, "request", sentence, inferred=True)]
+    accepted = (
+        nxt is not None and nxt.speaker_name != speaker and cue.is_acceptance(nxt.text)
+        and (not mentions or mentions[0].name == nxt.speaker_name)
+    )
+    if cue.is_instruction(sentence) and accepted and nxt is not None:
+        return [_Candidate(nxt.speaker_name, line, "request", sentence, inferred=True)]
     return []
 
 

@@ -228,45 +228,60 @@ _EN_NUM = "|".join(EN_NUMBER_WORDS) + r"|\d{1,2}"
 # "the first week".
 _EN_DAY_END = r"(?=\s*(?:$|[.,;!?)]|(?:at|and|or|then|so|please|latest|if|is|works)\b))"
 
+_KO_DAY_FOLLOWS = r"(?=\s*(?:까지|에(?!\s*안|서)|부터|전|날|자(?![가-힣])|오전|오후|그대로|이요|이에요))"
+_KO_NOT_A_DAY = r"(?<![\d.])(?<!월 )(?<!기본 )(?<!최대 )(?<!최소 )"
+
 # (pattern, resolver): at overlapping places the longest match wins, then the earlier entry.
-_PATTERNS: list[tuple[str, _Resolver]] = [
-    (rf"(?:매주|격주|매달|매월|매일)(?:\s*{_KWD}요일|\s*\d{{1,2}}\s*일)?{_KO_TIME}|{_KWD}요일\s*마다"
-     r"|(?:이번|다음)\s*주\s*부터", _undated("recurring")),
-    (r"(?P<anchor>[가-힣A-Za-z0-9]+(?:\s+(?!\d)[가-힣A-Za-z0-9]+)?)\s+(?P<off>\d+\s*(?:일|주)\s*)?"
-     r"(?:전까지|전에|전날|직전|당일)", _undated("event")),
+_KOREAN: list[tuple[str, _Resolver]] = [
+    ((rf"(?:매주|격주|매달|매월|매일)(?:\s*{_KWD}요일|\s*\d{{1,2}}\s*일)?{_KO_TIME}"
+      rf"|{_KWD}요일\s*마다|(?:이번|다음)\s*주\s*부터"), _undated("recurring")),
+    ((r"(?P<anchor>[가-힣A-Za-z0-9]+(?:\s+(?!\d)[가-힣A-Za-z0-9]+)?)\s+"
+      r"(?P<off>\d+\s*(?:일|주)\s*)?(?:전까지|전에|전날|직전|당일)"), _undated("event")),
     (r"다음\s*(?:회의|미팅|스프린트|정기\s*회의)\s*(?:때|전|까지)?", _undated("event")),
-    (r"(?<![\d.])\d{1,3}\s*(?:일|주|달|개월|시간)\s*(?:안에|이내|내에|내로|동안|정도|만에|간)"
-     r"|(?:한|두|세|네)\s*(?:달|주|시간)\s*(?:안에|이내|내에|동안|정도)", _undated("duration")),
-    (rf"(?P<mon>\d{{1,2}})\s*월\s*(?P<day>\d{{1,2}})\s*일(?:\s*{_KWD}요일)?{_KO_TIME}{_KO_WITHIN}", _month_day),
+    ((r"(?<![\d.])\d{1,3}\s*(?:일|주|달|개월|시간)\s*(?:안에|이내|내에|내로|동안|정도|만에|간)"
+      r"|(?:한|두|세|네)\s*(?:달|주|시간)\s*(?:안에|이내|내에|동안|정도)"), _undated("duration")),
+    ((rf"(?P<mon>\d{{1,2}})\s*월\s*(?P<day>\d{{1,2}})\s*일(?:\s*{_KWD}요일)?"
+      rf"{_KO_TIME}{_KO_WITHIN}"), _month_day),
     (rf"(?:다음|담)\s*달\s*(?P<day>\d{{1,2}})\s*일(?:\s*{_KWD}요일)?{_KO_TIME}", _next_month_day),
-    (rf"(?<![\d.])(?<!월 )(?<!기본 )(?<!최대 )(?<!최소 )(?P<day>\d{{1,2}})\s*일(?:\s*(?P<wd>{_KWD})요일{_KO_TIME}"
-     r"|(?=\s*(?:까지|에(?!\s*안|서)|부터|전|날|자(?![가-힣])|오전|오후|그대로|이요|이에요)))", _day),
+    ((rf"{_KO_NOT_A_DAY}(?P<day>\d{{1,2}})\s*일"
+      rf"(?:\s*(?P<wd>{_KWD})요일{_KO_TIME}|{_KO_DAY_FOLLOWS})"), _day),
     (rf"{_KO_WHICH}\s*주\s*(?P<wd>{_KWD})요일{_KO_TIME}{_KO_WITHIN}", _weekday),
     (rf"(?<![매격])(?P<wd>{_KWD})요일{_KO_TIME}{_KO_WITHIN}", _weekday),
-    (r"(?P<mon>\d{1,2})\s*월\s*(?P<nth>첫째|첫|둘째|두|셋째|세|넷째|네|마지막)\s*(?:째\s*)?주", _week_of_month_res),
+    ((r"(?P<mon>\d{1,2})\s*월\s*(?P<nth>첫째|첫|둘째|두|셋째|세|넷째|네|마지막)"
+      r"\s*(?:째\s*)?주"), _week_of_month_res),
     (rf"{_KO_WHICH}\s*주(?:\s*(?:안에|안으로|중에|중으로|내로|내에|중|말|까지))?", _week),
-    (r"(?P<mon>\d{1,2})\s*월\s*(?:말(?!씀)|안에|중에)|(?P<which>이번|다음|담)\s*달\s*(?:말|안에)|이달\s*말|월말",
-     _month_end_res),
+    ((r"(?P<mon>\d{1,2})\s*월\s*(?:말(?!씀)|안에|중에)"
+      r"|(?P<which>이번|다음|담)\s*달\s*(?:말|안에)|이달\s*말|월말"), _month_end_res),
     (rf"(?P<rel>내일\s*모레|내일|낼|모레|글피|오늘|금일){_KO_TIME}{_KO_WITHIN}", _relative_day),
     (r"(?<![가-힣])(?:오후|이따가?|오전\s*중)(?:에|\s*중에?|까지)", _relative_day),
-    (rf"(?i:\bevery\s+(?:{_EN_WD}|day|week|morning|other\s+week)\b{_EN_TIME}"
-     rf"|\b(?:{_EN_WD})s\b(?:\s+at\s+(?:{_EN_NUM})(?:\s*[ap]\.?m\.?)?)?|\bweekly\b|\bdaily\b|\beach\s+week\b)",
-     _undated("recurring")),
-    (rf"(?i:\b(?:in|within|for)\s+(?:a|an|{_EN_NUM})\s+(?:days?|weeks?|months?|hours?)\b)", _undated("duration")),
-    (r"(?i:\b(?:before|ahead\s+of)\s+(?P<anchor>(?:it|we|they|the|our|this)\b[\w\s-]{0,30}?)(?=[.,;!?]|$)"
-     r"|\bon\s+(?:launch|release|go-live)\s+day\b|\bby\s+the\s+next\s+(?:meeting|sprint|sync)\b)",
-     _undated("event")),
-    (rf"(?i:\b(?P<mon>{_EN_MON})\.?\s+(?:the\s+)?(?P<day>{_EN_ORD}|\d{{1,2}}(?:st|nd|rd|th)?)\b)", _month_day),
-    (rf"(?i:\bthe\s+(?P<day>{_EN_ORD}|\d{{1,2}}(?:st|nd|rd|th))\s+of\s+(?P<mon>{_EN_MON})\b)", _month_day),
+]
+_ENGLISH: list[tuple[str, _Resolver]] = [
+    ((rf"(?i:\bevery\s+(?:{_EN_WD}|day|week|morning|other\s+week)\b{_EN_TIME}"
+      rf"|\b(?:{_EN_WD})s\b(?:\s+at\s+(?:{_EN_NUM})(?:\s*[ap]\.?m\.?)?)?"
+      r"|\bweekly\b|\bdaily\b|\beach\s+week\b)"), _undated("recurring")),
+    ((rf"(?i:\b(?:in|within|for)\s+(?:a|an|{_EN_NUM})"
+      r"\s+(?:days?|weeks?|months?|hours?)\b)"), _undated("duration")),
+    ((r"(?i:\b(?:before|ahead\s+of)\s+"
+      r"(?P<anchor>(?:it|we|they|the|our|this)\b[\w\s-]{0,30}?)(?=[.,;!?]|$)"
+      r"|\bon\s+(?:launch|release|go-live)\s+day\b"
+      r"|\bby\s+the\s+next\s+(?:meeting|sprint|sync)\b)"), _undated("event")),
+    ((rf"(?i:\b(?P<mon>{_EN_MON})\.?\s+(?:the\s+)?"
+      rf"(?P<day>{_EN_ORD}|\d{{1,2}}(?:st|nd|rd|th)?)\b)"), _month_day),
+    ((rf"(?i:\bthe\s+(?P<day>{_EN_ORD}|\d{{1,2}}(?:st|nd|rd|th))"
+      rf"\s+of\s+(?P<mon>{_EN_MON})\b)"), _month_day),
     (rf"(?i:\bthe\s+(?P<day>{_EN_ORD}|\d{{1,2}}(?:st|nd|rd|th)){_EN_DAY_END})", _day),
     (rf"(?i:\b(?:(?P<which>this|next)\s+)?(?P<wd>{_EN_WD})\b(?!s){_EN_TIME})", _weekday),
-    (r"(?i:\b(?:(?:the\s+)?end\s+of\s+)?(?P<which>this|next)\s+week\b|\b(?:the\s+)?end\s+of\s+(?:the\s+)?week\b)",
-     _week),
-    (rf"(?i:\b(?:the\s+)?end\s+of\s+(?:(?P<which>this|next|the)\s+month|(?P<mon>{_EN_MON}))\b)", _month_end_res),
-    (r"(?i:\b(?:(?:the\s+)?end\s+of\s+(?:the\s+)?day\s+|eod\s+)?(?P<rel>day\s+after\s+tomorrow|tomorrow|today|tonight)"
-     r"\b(?:\s+(?:morning|afternoon|evening|night))?"
-     r"|\b(?:the\s+)?end\s+of\s+(?:the\s+)?day\b|\beod\b|\bthis\s+(?:afternoon|morning|evening)\b)", _relative_day),
+    ((r"(?i:\b(?:(?:the\s+)?end\s+of\s+)?(?P<which>this|next)\s+week\b"
+      r"|\b(?:the\s+)?end\s+of\s+(?:the\s+)?week\b)"), _week),
+    ((r"(?i:\b(?:the\s+)?end\s+of\s+"
+      rf"(?:(?P<which>this|next|the)\s+month|(?P<mon>{_EN_MON}))\b)"), _month_end_res),
+    ((r"(?i:\b(?:(?:the\s+)?end\s+of\s+(?:the\s+)?day\s+|eod\s+)?"
+      r"(?P<rel>day\s+after\s+tomorrow|tomorrow|today|tonight)"
+      r"\b(?:\s+(?:morning|afternoon|evening|night))?"
+      r"|\b(?:the\s+)?end\s+of\s+(?:the\s+)?day\b|\beod\b"
+      r"|\bthis\s+(?:afternoon|morning|evening)\b)"), _relative_day),
 ]
+_PATTERNS = _KOREAN + _ENGLISH
 _COMPILED = [(re.compile(pattern), resolver) for pattern, resolver in _PATTERNS]
 _PARTICLE_TAIL = re.compile(r"[가-힣]*")
 
