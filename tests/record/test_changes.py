@@ -202,3 +202,23 @@ def test_another_domain(embedder, text: str, past_seq: int | None) -> None:
     forms (만 천 원, 두 시간, 여섯 대, a given name) still compare."""
     change = detector(embedder, OFFICE_MEETING1).check(line(text, "박지훈"))
     assert (change.past.seq if change else None) == past_seq
+
+
+def test_plain_statement_conflicts_but_an_estimate_does_not(embedder) -> None:
+    checker = detector(embedder, KO_MEETING1)
+    change = checker.check(line("네, 그래서 베타 참가자는 300명입니다."))
+    assert change is not None and change.past.seq == 4
+    assert checker.check(line("베타 참가자는 한 300명 정도 될 것 같아요.")) is None
+
+
+def test_ledger_grows_and_retires_live(embedder) -> None:
+    past = extract_decisions("week1", meeting(KO_MEETING1, WEEK1), WEEK1)
+    checker = ChangeDetector(embedder, [], meeting_id="week2", started_at=WEEK2)
+    moved = line("지난주에 22일로 잡았던 베타는 8월 5일에 열겠습니다.")
+    assert checker.check(moved) is None  # nothing to contradict yet
+    checker.add_decisions(past)
+    change = checker.check(moved)
+    assert change is not None and change.past.seq == 3
+    checker.mark_changed(change.decision_id)
+    again = checker.check(moved)
+    assert again is None or again.decision_id != change.decision_id

@@ -14,7 +14,7 @@ and only when the line carries a value comparable with some decision.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
@@ -24,7 +24,7 @@ from mithub.context.models import Utterance
 from mithub.embedders.base import Embedder
 from mithub.record.decisions import NOW_WORDS, condense, local_date
 from mithub.record.models import Decision, DecisionChange, PastRef
-from mithub.record.stance import clause_is_conditional, clause_points_back, stance
+from mithub.record.stance import clause_is_conditional, clause_points_back, is_approximate, stance
 from mithub.record.values import Value, comparable, display_text, extract_values, values_agree
 from mithub.text import keyword_candidates, split_sentences
 
@@ -78,9 +78,9 @@ def _overlap(a: set[str], b: set[str]) -> float:
     return len(a & b) / math.sqrt(len(a) * len(b))
 
 
-def decision_values(decision: Decision, names: Sequence[str] = ()) -> list[Value]:
+def decision_values(decision: Decision, names: Sequence[str] = (), reference: date | None = None) -> list[Value]:
     """The values a decision settled: those of its quote that its `value` names."""
-    found = extract_values(decision.quote, reference=local_date(decision.time), names=names)
+    found = extract_values(decision.quote, reference=reference or decision.time.date(), names=names)
     named = [v for v in found if display_text(v) and display_text(v) in decision.value]
     return named or found
 
@@ -96,23 +96,43 @@ class ChangeDetector:
         meeting_id: str,
         started_at: datetime,
         names: Sequence[str] = (),
+        meeting_dates: Mapping[str, date] | None = None,
         settings: ChangeSettings | None = None,
         pair_check: PairCheck | None = None,
     ) -> None:
+        """`meeting_dates`: the local date of each past meeting, to resolve relative dates in
+        its decisions ("다음 주 금요일"); without it, a decision's UTC date is used."""
         self.embedder = embedder
         self.meeting_id = meeting_id
         self.reference: date = local_date(started_at)
         self.names = list(names)
         self.settings = settings or ChangeSettings()
         self.pair_check = pair_check
+        self._meeting_dates = dict(meeting_dates or {})
+        self._ledger = _Ledger([])
+        self._retired: set[int] = set()
+        self.add_decisions(decisions)
+
+    def add_decisions(self, decisions: Sequence[Decision]) -> None:
+        """Add active decisions to the ledger (embedded once, here)."""
         active = [d for d in decisions if d.status == "active"]
-        self._ledger = _Ledger(active)
+        if not active:
+            return
         for decision in active:
-            self._ledger.values.append(decision_values(decision, self.names))
+            reference = self._meeting_dates.get(decision.meeting_id)
+            self._ledger.values.append(decision_values(decision, self.names, reference))
             self._ledger.terms.append(_terms(f"{decision.subject} {decision.quote}"))
-        if active:
-            texts = [f"{d.subject}. {d.quote}" for d in active]
-            self._ledger.vectors = np.asarray(embedder.embed_documents(texts), dtype=np.float32)
+        vectors = np.asarray(self.embedder.embed_documents([f"{d.subject}. {d.quote}" for d in active]),
+                             dtype=np.float32)
+        old = self._ledger.vectors
+        self._ledger.vectors = vectors if old is None else np.vstack([old, vectors])
+        self._ledger.decisions.extend(active)
+
+    def mark_changed(self, decision_id: str) -> None:
+        """Stop checking against a decision a change has replaced."""
+        for index, decision in enumerate(self._ledger.decisions):
+            if decision.id == decision_id:
+                self._retired.add(index)
 
     @property
     def decisions(self) -> list[Decision]:
@@ -125,6 +145,8 @@ class ChangeDetector:
             return []
         related = []
         for index, settled in enumerate(self._ledger.values):
+            if index in self._retired:
+                continue
             pairs = [(v, w) for v in new_values for w in settled if comparable(v, w)]
             if pairs:
                 related.append((index, pairs))
@@ -156,11 +178,13 @@ class ChangeDetector:
         for sentence in split_sentences(text) or [text]:
             cues = stance(sentence)
             points_back = points_back or cues.points_back
-            firm = cues.settles and not (cues.question or cues.hedged or cues.reported or cues.keeps)
+            firm = (cues.settles or cues.states) and not (cues.question or cues.hedged or cues.reported or cues.keeps)
             before = len(new)
             for value in extract_values(sentence, reference=self.reference, names=self.names):
                 if value.text.strip(" 은는에") in NOW_WORDS:
                     continue
+                if is_approximate(sentence, value):
+                    continue  # "한 300 정도": an estimate, not a settled value
                 if clause_points_back(sentence, value.end) or cues.negated:
                     old.append(value)  # "60%로 정했던", "15일 프리즈가 안 됩니다": the old value
                 elif firm and not clause_is_conditional(sentence, value.end) \

@@ -19,7 +19,7 @@ _KO_CHARS = "영공일이삼사오육륙칠팔구" + _UNIT_CHARS
 # A run of digits and Sino-Korean numerals. A space may continue it only after a big unit
 # ("2억 4천만"), and only into a group that carries a unit or digits, so "1억 이번 주" stops.
 KOREAN_NUMBER = re.compile(
-    rf"(?<![가-힣\d.,])(?:\d[\d,]*(?:\.\d+)?|[{_KO_CHARS}])"
+    rf"(?<![가-힣\d.,A-Za-z\-])(?:\d[\d,]*(?:\.\d+)?|[{_KO_CHARS}])"
     rf"(?:\d|,(?=\d)|\.(?=\d)|[{_KO_CHARS}]|(?<=[만억조]) (?=\d|[일이삼사오육칠팔구]?[{_UNIT_CHARS}]))*"
 )
 

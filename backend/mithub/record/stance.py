@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from mithub.record.values import Value
+
 # A settling verb: "으로 하겠습니다", "걸로 하죠", "확정", "let's go with", "final", "we launch".
 _KO_SETTLE = re.compile(
     r"확정|결정(?:하|합|했|입니다)|하기로\s*(?:하|합)"
@@ -26,6 +28,7 @@ _EN_SETTLE = re.compile(
     r"|\bnow (?:is|are)\b|\b(?:is|are) now\b",
     re.IGNORECASE,
 )
+_KO_STATES = re.compile(r"[가-힣A-Za-z0-9]+(?:은|는)\s[^.?!]*[0-9가-힣%]\s?(?:입니다|이에요|예요|이고요|고요)\W*$")
 _OPENING = re.compile(r"^\W*(?:okay|ok|alright|fine|good|great|makes sense|perfect|so)\b", re.IGNORECASE)
 
 # Proposals and hedges: the value is on the table, not settled.
@@ -99,6 +102,7 @@ class Stance:
     at the start ("Okay, …"), the rest say why a value in it is not a new decision."""
 
     settles: bool
+    states: bool  # a plain statement of a value about a topic ("모집 인원은 300명입니다")
     opening: bool
     hedged: bool
     requested: bool
@@ -117,14 +121,14 @@ def stance(sentence: str) -> Stance:
     if korean:
         reported = bool(_KO_REPORTED.search(text)) and not _KO_WE.search(text)
         return Stance(
-            settles=_korean_settles(text), opening=bool(re.match(r"^\W*(?:네|그럼|좋아요|그러면)", text)),
+            settles=_korean_settles(text), states=bool(_KO_STATES.search(text)), opening=bool(re.match(r"^\W*(?:네|그럼|좋아요|그러면)", text)),
             hedged=bool(_KO_HEDGE.search(text)), requested=bool(_KO_REQUEST.search(text)), hypothetical=bool(_KO_IF.search(text)),
             negated=bool(_KO_NOT.search(text)), question=text.endswith("?"), reported=reported,
             points_back=bool(_KO_PAST.search(text)), changes=bool(_KO_CHANGE.search(text)),
             keeps=bool(_KO_SAME.search(text)),
         )
     return Stance(
-        settles=bool(_EN_SETTLE.search(text)), opening=bool(_OPENING.search(text)),
+        settles=bool(_EN_SETTLE.search(text)), states=False, opening=bool(_OPENING.search(text)),
         hedged=bool(_EN_HEDGE.search(text)), requested=bool(_EN_REQUEST.search(text)), hypothetical=bool(_EN_IF.search(text)),
         negated=bool(_EN_NOT.search(text)), question=text.endswith("?"),
         reported=bool(_EN_REPORTED.search(text)), points_back=bool(_EN_PAST.search(text)),
@@ -151,3 +155,17 @@ def clause_points_back(sentence: str, value_end: int) -> bool:
         return re.match(r"\s?(?:으?로|에|을|를|이|가)?\s?(?:[가-힣]+\s)?(?:정했|잡았|묶자고\s*했|정한|했던|잡은|하기로\s*했)", after) is not None
     before = sentence[max(0, value_end - 60):value_end]
     return re.search(r"\b(?:said|had|landed on|picked|agreed on|was|were)\b[^.,;]*$", before, re.IGNORECASE) is not None
+
+
+# Estimates, not bounds: "최소 6주" and "5% 이하" are settled limits and stay values.
+_APPROX_BEFORE = re.compile(r"(?:대략|약|한|거의|얼추)\s*$")
+_APPROX_AFTER = re.compile(r"\s*(?:정도|쯤|가량|내외|안팎|남짓)|\s*(?:or so|ish)\b")
+_EN_APPROX_BEFORE = re.compile(r"\b(?:about|around|roughly|approximately|maybe|almost|nearly)\s+$", re.IGNORECASE)
+
+
+def is_approximate(sentence: str, value: Value) -> bool:
+    """An estimate rather than a settled value: "한 300 정도", "about 40 percent"."""
+    before = sentence[max(0, value.start - 12):value.start]
+    if _APPROX_AFTER.match(sentence, value.end):
+        return True
+    return bool(_APPROX_BEFORE.search(before) or _EN_APPROX_BEFORE.search(before))
