@@ -4,7 +4,7 @@ and from short exchanges that show one rule each."""
 from __future__ import annotations
 
 import json
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone, UTC
 from pathlib import Path
 
 import pytest
@@ -17,7 +17,7 @@ from mithub.record.pending import extract_pending_items
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "meetings"
 # Wednesday 17 June 2026, 10:00 in Seoul: the date every relative due date resolves against.
 MEETING_DATE = date(2026, 6, 17)
-START = datetime(2026, 6, 17, 1, 0, tzinfo=timezone.utc)
+START = datetime(2026, 6, 17, 1, 0, tzinfo=UTC)
 
 # facts.json `due` (as said) -> the date it names on MEETING_DATE; None: no calendar day.
 RESOLVED = {
@@ -209,3 +209,15 @@ def test_an_instruction_is_work_only_when_it_is_accepted():
     advice = _turns(("박성민", "학습 노드는 태그만 붙여 주시면 돼요."), ("정우현", "아 그렇구나, 그럼 편하겠네요."))
     assert [i.owner for i in extract_action_items("m", accepted, MEETING_DATE)] == ["임소희"]
     assert extract_action_items("m", advice, MEETING_DATE) == []
+
+
+@pytest.mark.parametrize(("text", "owner"), [
+    ("Okay, action item for Sam: update the budget tracker by Friday.", "Sam Delgado"),
+    ("The vendor sync is assigned to Marcus.", "Marcus Oyelaran"),
+    ("파기 스크립트 담당은 현우 님으로 하죠.", "노현우"),
+])
+def test_a_named_owner_statement_is_an_assignment(text, owner):
+    people = [("Sam Delgado", "Hi."), ("Marcus Oyelaran", "Hi."), ("노현우", "안녕하세요.")]
+    turns = _turns(*people, ("Jess Carrow", text))
+    items = [i for i in extract_action_items("m", turns, MEETING_DATE) if i.seq == len(people) + 1]
+    assert [i.owner for i in items] == [owner]

@@ -84,6 +84,12 @@ _AFFIRMATIVE = re.compile(
     r"|yeah|okay|ok|will do|works for me|sounds good|on it|got it|of course|absolutely|definitely)\b",
     re.IGNORECASE,
 )
+# "action item for Sam", "assigned to Raj", "담당은 성민 님": the name that follows owns it.
+_NAMED_OWNER = re.compile(
+    r"(?:\baction\s+items?\s+(?:for|to)|\bassign(?:ed)?\s+(?:\w+\s+)?to|\bowned\s+by|\bowner\s+(?:is|will\s+be)"
+    r"|담당(?:자)?(?:는|은)?|오너(?:는|은)?)\s*:?\s*$",
+    re.IGNORECASE,
+)
 _KO_RECIPIENT = re.compile(r"^\s*(?:님|씨)?\s*(?:께|에게|한테|이랑|하고|랑|과|와|을|를|의|도\s*(?:초대|참조))")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
@@ -143,8 +149,11 @@ def _all_mentions(sentence: str, names: list[str], speaker: str) -> list[NameMen
 
 
 def _english_object(sentence: str, start: int) -> bool:
+    before = sentence[:start]
+    if _NAMED_OWNER.search(before):
+        return False
     return re.search(r"\b(?:to|with|from|for|ask|tell|call|email|ping|cc|thanks|thank)\s+$",
-                     sentence[:start], re.IGNORECASE) is not None
+                     before, re.IGNORECASE) is not None
 
 
 def is_commit(sentence: str, previous_line: str | None) -> bool:
@@ -209,7 +218,7 @@ def is_assignment(sentence: str, mention: NameMention) -> bool:
         return False
     if _KO_TALK.search(sentence) or _EN_TALK.search(sentence):
         return False
-    if _KO_ASSIGN.search(sentence[mention.end:]):
+    if _KO_ASSIGN.search(sentence[mention.end:]) or _NAMED_OWNER.search(sentence[: mention.start]):
         return True
     after = sentence[mention.end:]
     if re.search(r"\b(?:have|get)\s+$", sentence[: mention.start], re.IGNORECASE):
