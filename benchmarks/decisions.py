@@ -259,72 +259,77 @@ def _action_scores() -> dict | None:
     return score_actions()
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--no-write", action="store_true", help="print only, leave RESULTS.md alone")
-    args = parser.parse_args()
-    series = load_series(load_embedder("use-multilingual"))
+_INTRO = """Meeting 1 of each series gives the ledger (decisions extracted by `extract_decisions`, no gold);
+every meeting-2 line goes through `ChangeDetector.check` (LLM-free). Strict scoring of the data
+set's README (flag names the decision by its line; snapped to the nearest gold decision within 2 lines).
+Caveat: the cross-validation covers the two numeric thresholds only. The Korean and English cue
+patterns (settling forms, hedges, conditions) were written while reading these development series,
+so these figures are an upper bound for the held-out half. The baseline here points at the decisions
+this script extracts; the README's own baseline figures are P 0.24, R 0.33, F1 0.28, implicit R 0."""
+
+
+def change_section(series: list[Series]) -> str:
     held_out, folds = cross_validate(series)
     defaults = ChangeSettings()
     chosen_on_all = _best_settings(series)
     full = {s.series_id: score_flags(s, detector_flags(s, defaults)) for s in series}
     baseline = {s.series_id: score_flags(s, baseline_flags(s)) for s in series}
     header = ["system", "P", "R", "F1", "explicit R", "implicit R", "false alarm", "detection R", "TP/flags/pos"]
-    rows = []
-    for lang, counts in _by_language(series, held_out):
-        rows.append(_rows(f"ChangeDetector, held-out (LOSO) — {lang}", counts))
-    for lang, counts in _by_language(series, full):
-        rows.append(_rows(f"ChangeDetector, defaults w={defaults.embed_weight} t={defaults.min_score} — {lang}", counts))
-    for lang, counts in _by_language(series, baseline):
-        rows.append(_rows(f"cue-word baseline — {lang}", counts))
+    rows = [_rows(f"ChangeDetector, held-out (LOSO) — {lang}", c) for lang, c in _by_language(series, held_out)]
+    rows += [_rows(f"ChangeDetector, defaults w={defaults.embed_weight} t={defaults.min_score} — {lang}", c)
+             for lang, c in _by_language(series, full)]
+    rows += [_rows(f"cue-word baseline — {lang}", c) for lang, c in _by_language(series, baseline)]
     fold_f1 = [f["f1"] for f in folds]
     fold_rows = [[f["series"], f["embed_weight"], f["min_score"], _pct(f["precision"]), _pct(f["recall"]),
                   _pct(f["f1"]), _pct(f["false_alarm"])] for f in folds]
-    dec = {s.series_id: decision_recall(s) for s in series}
-    dec_rows = []
-    for lang in ("all", "ko", "en"):
-        picked = [dec[s.series_id] for s in series if lang == "all" or s.language == lang]
-        hit, gold, got = (sum(x[i] for x in picked) for i in range(3))
-        dec_rows.append([lang, f"{hit}/{gold}", _pct(hit / gold), got])
-    timing = speed(series)
-    body = [
-        "Meeting 1 of each series gives the ledger (decisions extracted by `extract_decisions`, no gold);",
-        "every meeting-2 line goes through `ChangeDetector.check` (LLM-free). Strict scoring of the data",
-        "set's README (flag names the decision by its line; snapped to the nearest gold decision within 2 lines).",
-        "Caveat: the cross-validation covers the two numeric thresholds only. The Korean and English cue",
-        "patterns (settling forms, hedges, conditions) were written while reading these development series,",
-        "so these figures are an upper bound for the held-out half. The baseline here points at the decisions",
-        "this script extracts; the README's own baseline figures are P 0.24, R 0.33, F1 0.28, implicit R 0.",
-        "",
-        "Change detection (micro over series):",
-        "",
-        markdown_table(header, rows),
-        "",
+    return "\n".join([
+        _INTRO, "", "Change detection (micro over series):", "", markdown_table(header, rows), "",
         f"Leave-one-series-out: (embed_weight, min_score) tuned for F1 on five series over a grid of "
         f"{len(_grid())}, applied to the sixth. Held-out F1 per fold: mean {statistics.mean(fold_f1):.2f}, "
         f"min {min(fold_f1):.2f}, max {max(fold_f1):.2f}, stdev {statistics.pstdev(fold_f1):.2f}. "
         f"The same rule on all six series picks embed_weight={chosen_on_all.embed_weight}, "
         f"min_score={chosen_on_all.min_score} (the `ChangeSettings` defaults are "
         f"{defaults.embed_weight}, {defaults.min_score}).",
-        "",
-        markdown_table(["held-out series", "embed_weight", "min_score", "P", "R", "F1", "false alarm"], fold_rows),
-        "",
-        "Decision recall on the meeting-1 decisions (extracted line == gold line):",
-        "",
-        markdown_table(["language", "found", "recall", "decisions extracted"], dec_rows),
-        "",
-        f"Speed: `ChangeDetector.check` per meeting-2 line with a {timing['decisions']}-decision ledger "
-        f"(20 meetings), fresh embedding cache, {timing['lines']} lines: p50 {timing['p50']:.1f} ms, "
-        f"p95 {timing['p95']:.1f} ms, max {timing['max']:.1f} ms (target p95 <= 20 ms).",
-    ]
+        "", markdown_table(["held-out series", "embed_weight", "min_score", "P", "R", "F1", "false alarm"], fold_rows),
+    ])
+
+
+def decision_section(series: list[Series]) -> str:
+    dec = {s.series_id: decision_recall(s) for s in series}
+    rows = []
+    for lang in ("all", "ko", "en"):
+        picked = [dec[s.series_id] for s in series if lang == "all" or s.language == lang]
+        hit, gold, got = (sum(x[i] for x in picked) for i in range(3))
+        rows.append([lang, f"{hit}/{gold}", _pct(hit / gold), got])
+    return "\n".join(["Decision recall on the meeting-1 decisions (extracted line == gold line):", "",
+                      markdown_table(["language", "found", "recall", "decisions extracted"], rows)])
+
+
+def speed_section(series: list[Series]) -> str:
+    timing = speed(series)
+    return (f"Speed: `ChangeDetector.check` per meeting-2 line with a {timing['decisions']}-decision ledger "
+            f"(20 meetings), fresh embedding cache, {timing['lines']} lines: p50 {timing['p50']:.1f} ms, "
+            f"p95 {timing['p95']:.1f} ms, max {timing['max']:.1f} ms (target p95 <= 20 ms).")
+
+
+def action_section() -> str | None:
     actions = _action_scores()
-    if actions is not None:
-        keys = ["precision", "recall", "f1", "owner_accuracy", "due_accuracy"]
-        action_rows = [[k] + [_pct(v[m]) if isinstance(v.get(m), float) else v.get(m) for m in keys]
-                       for k, v in actions.items() if k in {"all", "ko", "en"} and isinstance(v, dict)]
-        body += ["", "Action items (`score_actions()` of benchmarks/decisions_actions.py):", "",
-                 markdown_table(["scope", *keys], action_rows)]
-    text = "\n".join(body)
+    if actions is None:
+        return None
+    keys = ["precision", "recall", "f1", "owner_accuracy", "due_accuracy"]
+    rows = [[k] + [_pct(v[m]) if isinstance(v.get(m), float) else v.get(m) for m in keys]
+            for k, v in actions.items() if k in {"all", "ko", "en"} and isinstance(v, dict)]
+    return "\n".join(["Action items (`score_actions()` of benchmarks/decisions_actions.py):", "",
+                      markdown_table(["scope", *keys], rows)])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--no-write", action="store_true", help="print only, leave RESULTS.md alone")
+    args = parser.parse_args()
+    series = load_series(load_embedder("use-multilingual"))
+    sections = [change_section(series), decision_section(series), speed_section(series), action_section()]
+    text = "\n\n".join(s for s in sections if s)
     print(text)
     if not args.no_write:
         write_results_section("Decisions and changes (benchmarks/decisions.py)", text)
