@@ -140,6 +140,7 @@ def test_a_deadline_before_a_dated_event_takes_the_event_date():
 @pytest.mark.parametrize("lines", [
     [("김지현", "네, 그러면 GPU는 월 1,800만 원으로 배정하겠습니다.")],            # a decision
     [("김지현", "지난주에 22일로 잡았던 베타는 8월 5일에 열겠습니다.")],           # a decision
+    [("김민수", "신규 채용은 두 명으로 진행하겠습니다.")],                          # a decision
     [("박서준", "네, 알겠습니다.")],                                              # an acknowledgement
     [("김지현", "네, 오늘은 여기까지 하겠습니다. 수고하셨습니다.")],               # steering
     [("Tom Becker", "If the vendor slips, I'll call them.")],                     # a hypothetical
@@ -181,6 +182,8 @@ def test_a_conditional_revisit_is_not_pending():
     ([("김지현", "성민 님, 로그 정리 좀 해 줄 수 있어요?"), ("박성민", "네.")], "박성민"),
     ([("이수진", "리포트는 제가 금요일에 공유할 예정이에요.")], "이수진"),
     ([("배상훈", "백업 점검은 현우 님이 담당해 주시고요.")], "노현우"),
+    ([("이지은", "디자인 시안은 다음 주 수요일까지 받아서 공유드리겠습니다.")], "이지은"),
+    ([("이지은", "자료는 내일 보내드리겠습니다.")], "이지은"),
 ])
 def test_other_ways_of_taking_on_work(lines, owner):
     participants = [("Liam Obuya", "Hi."), ("노현우", "안녕하세요."), ("박성민", "안녕하세요.")]

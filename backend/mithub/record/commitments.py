@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from mithub.record.dates import KO_WEEKDAYS
 from mithub.text.korean import morphemes
 
 
@@ -37,6 +38,11 @@ _KO_NOT_COMMIT = re.compile(
 )
 # "-겠습니다" after a topic ("베타는 8월 5일에 열겠습니다") or a value ("3개월로 당기겠습니다",
 # "6월 1일부터 의무화하겠습니다") settles a decision; a promise has no such topic.
+_KO_SERVICE = re.compile(r"드리겠|드릴게")
+_KO_BY_DATE = re.compile(
+    rf"(?:\d\s*일|[{KO_WEEKDAYS}]요일|주|내일|모레|오늘|월말|오후|오전)\s*(?:안에|중에|중으로)?\s*까지"
+    r"|(?:내일|모레|오늘|오후에|오전에|이따가?)\s"
+)
 _SELF_PRONOUNS = frozenset({"저", "제", "저희", "나", "우리"})
 _KO_REQUEST = re.compile(
     rf"[{_OPEN}]\s?주(?:세요|시고|실|십시오|시겠)|[{_OPEN}]\s?줄\s*(?:수|래요)|부탁(?:드|해|합)|가능하세요"
@@ -184,6 +190,10 @@ def _settles_a_topic(sentence: str) -> bool:
     tokens = morphemes(sentence)
     if any((t.tag == "JKB" and t.form in ("로", "으로")) or (t.tag == "JX" and t.form == "부터") for t in tokens):
         return True
+    # Doing something for the others ("보내드리겠습니다") or by a date ("수요일까지 …") is a
+    # promise even after a topic ("자료는 내일 보내드리겠습니다").
+    if _KO_SERVICE.search(sentence) or _KO_BY_DATE.search(sentence):
+        return False
     return any(
         tok.tag == "JX" and tok.form in ("은", "는") and prev.tag.startswith(("NN", "NR", "NP", "SN"))
         and prev.form not in _SELF_PRONOUNS
