@@ -146,6 +146,8 @@ def test_a_deadline_before_a_dated_event_takes_the_event_date():
     [("Tom Becker", "If the vendor slips, I'll call them.")],                     # a hypothetical
     [("Raj Patel", "Yeah, I'll take the first week, since I know it best.")],     # a shift
     [("Maya Chen", "Raj, can you walk us through the numbers?")],                 # talk, now
+    [("Maya Chen", "I'll tell you what happened on Friday.")],                  # talk, now
+    [("김지현", "제가 먼저 간단히 설명드릴게요.")],                                # talk, now
     [("이수민", "벤더가 다음 주에 설치해 준대요.")],                                # a vendor's work
 ])
 def test_no_action_item_where_nobody_took_on_work(lines):

@@ -33,6 +33,7 @@ _KO_SELF = re.compile(r"제가|저희가|저희는|저는|저도")
 _KO_NOT_COMMIT = re.compile(
     r"확정|결정하|보류|마치겠|넘어가|넘길게|넘기겠|안건|여기까지|시작하겠|시작할게|(?:으로|로)\s*갈게"
     r"|(?:부터|먼저)\s*(?:볼|할|하겠)|지금\s*(?:바로\s*)?\S*[게겠]|화면|이따|말씀드릴\s*게\s"
+    r"|(?:간단히|잠깐|먼저|우선)\s*(?:\S+\s+)?(?:설명|말씀|공유|보여)"
     r"|알겠|알고\s*있을|[좋되맞있없]겠|듣기만|(?:안|못)\s*[하할]|않겠|걸로\s*(?:할|하겠)"
     r"|^(?!.*(?:까지|\d))\W*(?:\S+\s+){0,3}(?:정리|마무리)(?:할게요|하겠습니다)\W*$"
 )
@@ -68,6 +69,9 @@ _EN_CAN = re.compile(r"\bI\s+can\b(?!'t|\s+not)", re.IGNORECASE)
 _EN_NOT_COMMIT = re.compile(
     r"\bI'd\b|\bif\b|\bI'll\s+be\s+(?!\w+ing\b)|\bmake\s+it\s+work\b|\bin\s+the\s+chat\b|\bscreen\b"
     r"|\bright\s+now\b|\bnow\s*[.!]?$"
+    # talking in the meeting itself: "I'll tell you what happened", "I'll stop there"
+    r"|\bI(?:'ll|\s+will)\s+(?:just\s+)?(?:tell\s+you|show\s+you|walk\s+you|explain|say|admit|start\s+with"
+    r"|stop|leave\s+it|hand\s+(?:it\s+)?over|pass\s+it|turn\s+it\s+over|keep\s+it|be\s+quick|be\s+brief)\b"
     # A shift in a rotation is a schedule, not a task.
     r"|\btak(?:e|es|ing)\s+(?:the\s+)?(?:first|second|next|this|that)?\s*(?:week|shift|day|weekend|rotation)\b",
     re.IGNORECASE,
