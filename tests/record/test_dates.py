@@ -95,3 +95,18 @@ def test_a_weekday_said_with_a_day_picks_the_matching_month():
     # 3 June 2026 is a Wednesday: "3일 수요일" said on 20 May is June's.
     [mention] = resolve_date_expressions("3일 수요일까지 할게요.", date(2026, 5, 20))
     assert mention.date == date(2026, 6, 3)
+
+
+@pytest.mark.parametrize(("text", "said", "resolved"), [
+    ("6/12까지 보내 주세요.", "6/12", date(2026, 6, 12)),
+    ("Send it by 6/12.", "6/12", date(2026, 6, 12)),
+    ("Can we wrap it by EOW?", "EOW", date(2026, 5, 8)),
+    ("2주 후에 다시 보죠.", "2주 후에", None),
+])
+def test_short_forms(text, said, resolved):
+    [mention] = resolve_date_expressions(text, MON)
+    assert (mention.text, mention.date) == (said, resolved)
+
+
+def test_fractions_are_no_dates():
+    assert resolve_date_expressions("We are at 3/4 of the budget, split 1/2 and 1/2.", MON) == []

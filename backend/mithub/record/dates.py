@@ -151,13 +151,22 @@ _Resolved = tuple[date | None, DateKind]
 _Resolver = Callable[[re.Match[str], date, int | None], _Resolved]
 
 
-def _month_day(m: re.Match[str], ref: date, hint: int | None) -> _Resolved:
-    month = int(m["mon"]) if m["mon"].isdigit() else EN_MONTHS[m["mon"].lower().rstrip(".")]
-    day = en_day_number(m["day"])
+def _in_year(ref: date, month: int, day: int | None) -> date | None:
+    """The month and day in the reference year, or the next when that is long past."""
     found = _safe_date(ref.year, month, day) if day else None
     if found is not None and (ref - found).days > 183:
         found = _safe_date(ref.year + 1, month, found.day)
-    return found, "date"
+    return found
+
+
+def _month_day(m: re.Match[str], ref: date, hint: int | None) -> _Resolved:
+    month = int(m["mon"]) if m["mon"].isdigit() else EN_MONTHS[m["mon"].lower().rstrip(".")]
+    return _in_year(ref, month, en_day_number(m["day"])), "date"
+
+
+def _numeric_month_day(m: re.Match[str], ref: date, hint: int | None) -> _Resolved:
+    lang = "en" if m["enmon"] else "ko"
+    return _in_year(ref, int(m[f"{lang}mon"]), int(m[f"{lang}day"])), "date"
 
 
 def _next_month_day(m: re.Match[str], ref: date, hint: int | None) -> _Resolved:
@@ -228,6 +237,7 @@ _EN_NUM = "|".join(EN_NUMBER_WORDS) + r"|\d{1,2}"
 # "the first week".
 _EN_DAY_END = r"(?=\s*(?:$|[.,;!?)]|(?:at|and|or|then|so|please|latest|if|is|works)\b))"
 
+_NUMERIC_MD = r"(?P<{g}mon>1[0-2]|0?[1-9])/(?P<{g}day>3[01]|[12]\d|0?[1-9])(?![\d/])"
 _KO_DAY_FOLLOWS = r"(?=\s*(?:까지|에(?!\s*안|서)|부터|전|날|자(?![가-힣])|오전|오후|그대로|이요|이에요))"
 _KO_NOT_A_DAY = r"(?<![\d.])(?<!월 )(?<!기본 )(?<!최대 )(?<!최소 )"
 
@@ -238,8 +248,12 @@ _KOREAN: list[tuple[str, _Resolver]] = [
     ((r"(?P<anchor>[가-힣A-Za-z0-9]+(?:\s+(?!\d)[가-힣A-Za-z0-9]+)?)\s+"
       r"(?P<off>\d+\s*(?:일|주)\s*)?(?:전까지|전에|전날|직전|당일)"), _undated("event")),
     (r"다음\s*(?:회의|미팅|스프린트|정기\s*회의)\s*(?:때|전|까지)?", _undated("event")),
-    ((r"(?<![\d.])\d{1,3}\s*(?:일|주|달|개월|시간)\s*(?:안에|이내|내에|내로|동안|정도|만에|간)"
-      r"|(?:한|두|세|네)\s*(?:달|주|시간)\s*(?:안에|이내|내에|동안|정도)"), _undated("duration")),
+    ((r"(?<![\d.])\d{1,3}\s*(?:일|주|달|개월|시간)\s*(?:안에|이내|내에|내로|동안|정도|만에|간|후|뒤)"
+      r"|(?:한|두|세|네)\s*(?:달|주|시간)\s*(?:안에|이내|내에|동안|정도|후|뒤)"), _undated("duration")),
+    # "6/12까지", "by 6/12": a numeric month/day, only where it reads as a date.
+    ((r"(?:(?<=\bby\s)|(?<=\bon\s)|(?<=\buntil\s)|(?<=\bdue\s)|(?<=\bbefore\s))"
+      + _NUMERIC_MD.format(g="en")
+      + r"|(?<![\d/])" + _NUMERIC_MD.format(g="ko") + r"(?=\s*(?:까지|에|일))"), _numeric_month_day),
     ((rf"(?P<mon>\d{{1,2}})\s*월\s*(?P<day>\d{{1,2}})\s*일(?:\s*{_KWD}요일)?"
       rf"{_KO_TIME}{_KO_WITHIN}"), _month_day),
     (rf"(?:다음|담)\s*달\s*(?P<day>\d{{1,2}})\s*일(?:\s*{_KWD}요일)?{_KO_TIME}", _next_month_day),
@@ -272,9 +286,9 @@ _ENGLISH: list[tuple[str, _Resolver]] = [
     (rf"(?i:\bthe\s+(?P<day>{_EN_ORD}|\d{{1,2}}(?:st|nd|rd|th)){_EN_DAY_END})", _day),
     (rf"(?i:\b(?:(?P<which>this|next)\s+)?(?P<wd>{_EN_WD})\b(?!s){_EN_TIME})", _weekday),
     ((r"(?i:\b(?:(?:the\s+)?end\s+of\s+)?(?P<which>this|next)\s+week\b"
-      r"|\b(?:the\s+)?end\s+of\s+(?:the\s+)?week\b)"), _week),
+      r"|\b(?:the\s+)?end\s+of\s+(?:the\s+)?week\b|\beow\b)"), _week),
     ((r"(?i:\b(?:the\s+)?end\s+of\s+"
-      rf"(?:(?P<which>this|next|the)\s+month|(?P<mon>{_EN_MON}))\b)"), _month_end_res),
+      rf"(?:(?P<which>this|next|the)\s+month|(?P<mon>{_EN_MON}))\b|\beom\b)"), _month_end_res),
     ((r"(?i:\b(?:(?:the\s+)?end\s+of\s+(?:the\s+)?day\s+|eod\s+)?"
       r"(?P<rel>day\s+after\s+tomorrow|tomorrow|today|tonight)"
       r"\b(?:\s+(?:morning|afternoon|evening|night))?"
