@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from mithub.record.dates import KO_WEEKDAYS
 from mithub.text.korean import morphemes
+from mithub.text.tokens import ENGLISH_STOPWORDS
 
 
 def _syllables(final: int) -> str:
@@ -119,12 +120,13 @@ def split_sentences(text: str) -> list[str]:
 
 def name_forms(name: str) -> set[str]:
     """How a participant is called: the full name, a Korean given name ("성민" for 박성민,
-    said with 님/씨), an English first name ("Raj" for Raj Patel)."""
+    said with 님/씨), an English first name ("Raj" for Raj Patel) unless it is also a common
+    word ("Will", "May")."""
     forms = {name}
     if re.fullmatch(r"[가-힣]{3,4}", name):
         forms.add(name[1:])
     parts = name.split()
-    if len(parts) > 1 and len(parts[0]) >= 2:
+    if len(parts) > 1 and len(parts[0]) >= 2 and parts[0].lower() not in ENGLISH_STOPWORDS:
         forms.add(parts[0])
     return forms
 
