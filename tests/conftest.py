@@ -1,7 +1,14 @@
 """Shared pytest plugins (tests/support is on the path, see pyproject.toml)."""
 
+import os
+import tempfile
+
 import pytest
 import structlog
+
+# The organisation's memory caches finished meetings on disk (MEMORY_CACHE_DIR, default
+# ./data/memory): tests keep theirs out of the work tree.
+os.environ.setdefault("MEMORY_CACHE_DIR", tempfile.mkdtemp(prefix="mithub-memory-"))
 
 pytest_plugins = ["mithub_llm_server", "mithub_databases", "worker_harness"]
 

@@ -86,3 +86,31 @@ def test_no_generated_request_gets_a_server_error(app):
             assert response.status_code < 500, (case.path, response.text)
 
         check()
+
+
+async def test_series_list_their_meetings_with_dates(client):
+    series = (await client.get("/v1/series", headers=AUTH)).json()
+    assert [s["id"] for s in series] == ["demo-en"]
+    (meeting,) = series[0]["meetings"]
+    assert meeting["id"] == "demo-en" and meeting["series_id"] == "demo-en"
+    assert meeting["started_at"] and meeting["ended_at"] and meeting["title"] == "en_sprint_review.jsonl"
+    listed = (await client.get("/v1/meetings?series=demo-en", headers=AUTH)).json()
+    assert [m["id"] for m in listed] == ["demo-en"]
+    assert (await client.get("/v1/meetings?series=nobody", headers=AUTH)).json() == []
+    shown = (await client.get("/v1/meetings/demo-en", headers=AUTH)).json()
+    assert shown["series_id"] == "demo-en" and shown["started_at"] and shown["ended_at"]
+    assert (await client.get("/v1/series")).status_code == 401
+
+
+async def test_include_context_returns_what_the_model_saw_and_is_absent_otherwise(client):
+    body = {"call_type": "IMMEDIATE_RESPONSE", "query": "What is the p95 latency target?"}
+    plain = (await client.post("/v1/meetings/demo-en/calls", json=body, headers=AUTH)).json()
+    assert "context" not in plain
+    shown = (await client.post("/v1/meetings/demo-en/calls", json={**body, "include_context": True},
+                               headers=AUTH)).json()
+    items = shown["context"]
+    assert items and {i["kind"] for i in items} <= {"utterance", "topic", "document"}
+    assert set(items[0]) == {"kind", "meeting_id", "seq", "speaker", "time", "quote", "tokens"}
+    turns = [i for i in items if i["kind"] == "utterance"]
+    assert turns and all(i["meeting_id"] == "demo-en" and i["seq"] >= 1 and i["speaker"] for i in turns)
+    assert 0 < sum(i["tokens"] for i in items) <= shown["context_tokens"]

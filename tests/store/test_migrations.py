@@ -70,3 +70,38 @@ async def test_stores_opened_at_once_in_one_process_all_migrate(tmp_path):
     finally:
         for database in databases:
             await database.dispose()
+
+
+async def test_upgrade_from_the_previous_schema_keeps_meetings_as_series_of_their_own(database_url):
+    """A database made by revision 0001 (before series): each meeting becomes its own series
+    and starts at its first stored utterance (or when it was created, if it has none)."""
+    from datetime import datetime, timezone
+
+    from sqlalchemy import text
+
+    from mithub.store.sql import SqlRepository
+
+    database = create_database(database_url)
+    try:
+        await upgrade(database, "0001")
+        created = datetime(2026, 5, 1, 9, 0, tzinfo=timezone.utc)
+        spoken = datetime(2026, 5, 4, 1, 0, 5, tzinfo=timezone.utc)
+        async with database.engine.begin() as connection:
+            for meeting_id in ("weekly", "empty"):
+                await connection.execute(text(
+                    "INSERT INTO meetings (id, title, created_at) VALUES (:id, :title, :created)"),
+                    {"id": meeting_id, "title": f"{meeting_id} room", "created": created})
+            await connection.execute(text(
+                "INSERT INTO utterances (meeting_id, seq, speaker_id, speaker_name, text, start_ms, "
+                "end_ms, confidence, absolute_timestamp, stored_at) VALUES ('weekly', 1, 'u1', 'Kim', "
+                "'hello', 0, 900, 1.0, :at, :at)"), {"at": spoken})
+        assert await upgrade(database) == ("0001", head_revision())
+        meetings = {m.id: m for m in await SqlRepository(database).list_meetings()}
+        assert {m: (o.series_id, o.started_at, o.title) for m, o in meetings.items()} == {
+            "weekly": ("weekly", spoken, "weekly room"),
+            "empty": ("empty", created, "empty room"),
+        }
+        async with database.engine.connect() as connection:
+            assert await connection.run_sync(_diff) == []
+    finally:
+        await database.dispose()

@@ -41,6 +41,10 @@ async def stored_utterances(database_url: str, meeting_id: str) -> list:
     return await _read(database_url, lambda store: store.get_utterances(meeting_id))
 
 
+async def stored_meetings(database_url: str) -> list:
+    return await _read(database_url, lambda store: store.list_meetings())
+
+
 async def stored_participants(database_url: str, meeting_id: str) -> list:
     return await _read(database_url, lambda store: store.list_participants(meeting_id))
 

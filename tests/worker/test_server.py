@@ -1,8 +1,9 @@
 """The worker as livekit-agents runs it: an unregistered AgentServer, a job started with
 `simulate_job(fake_job=True)` in the server's own job executor, our room in place of the
 SDK's mock room. Covers transcription into the store, chat and RPC calls, the health,
-status and /metrics endpoints, duplicate jobs, and a worker restart that continues the
-meeting without a gap."""
+status and /metrics endpoints, duplicate jobs, a worker restart that continues the
+meeting without a gap (same room session), and the same room a week later: a new meeting
+of the same series that answers from the first one."""
 
 from __future__ import annotations
 
@@ -18,10 +19,11 @@ import pytest
 pytest.importorskip("livekit.agents", reason="needs the worker extra: pip install 'mithub[worker]'")
 
 from livekit.agents import JobRequest  # noqa: E402
+from livekit.protocol import models  # noqa: E402
 from livekit.agents.ipc import mock_room  # noqa: E402
 from livekit_fakes import FakeRoom, wait_for  # noqa: E402
 from speech_samples import espeak_wav  # noqa: E402
-from worker_harness import make_resources, stored_utterances  # noqa: E402
+from worker_harness import make_resources, stored_meetings, stored_utterances  # noqa: E402
 
 from mithub.text.wer import word_error_rate  # noqa: E402
 from mithub_worker.playback import PlaybackAudioInput  # noqa: E402
@@ -30,6 +32,7 @@ from mithub_worker.server import create_server  # noqa: E402
 pytestmark = [pytest.mark.worker, pytest.mark.slow]
 
 ROOM = "design-review"
+SID = "RM_session_one"
 ALICE_SAYS = "Please send the final design files to the printer by Friday."
 BOB_SAYS = "I will check the colors with the printer tomorrow morning."
 CAROL_SAYS = "The new office chairs arrive next Tuesday afternoon."
@@ -51,7 +54,9 @@ def free_port() -> int:
 
 
 class RunningWorker:
-    def __init__(self, resources, audio: PlaybackAudioInput, room: FakeRoom) -> None:  # noqa: ANN001
+    def __init__(self, resources, audio: PlaybackAudioInput, room: FakeRoom,  # noqa: ANN001
+                 sid: str = SID) -> None:
+        self.sid = sid
         self.metrics_port = free_port()
         self.server, self.worker = create_server(config=resources.worker, audio=audio,
                                                  resources=resources, metrics_port=self.metrics_port)
@@ -63,7 +68,7 @@ class RunningWorker:
         self.server.once("worker_started", started.set)
         self.task = asyncio.create_task(self.server.run(devmode=True, unregistered=True))
         await asyncio.wait_for(started.wait(), 60)
-        await self.server.simulate_job(ROOM, fake_job=True)
+        await self.server.simulate_job(ROOM, fake_job=True, room_info=models.Room(sid=self.sid, name=ROOM))
         await asyncio.wait_for(self.room.connected.wait(), 60)
         await wait_for(lambda: ROOM in self.worker.bots, timeout=60, what="the meeting bot")
         return self
@@ -114,7 +119,7 @@ async def test_worker_job_transcribes_answers_and_serves_status(
         assert _sample(metrics, 'mithub_stt_real_time_factor_count{provider="faster_whisper"}') >= 2
         assert _sample(metrics, 'mithub_agent_calls_total{call_type="SEARCH"}') >= 1
 
-    utterances = await stored_utterances(database_url, ROOM)
+    utterances = await stored_utterances(database_url, SID)
     assert [(u.id, u.speaker_id) for u in utterances] == [(1, "alice"), (2, "bob")]
     assert word_error_rate(ALICE_SAYS, utterances[0].text) < 0.30, utterances[0].text
     assert word_error_rate(BOB_SAYS, utterances[1].text) < 0.30, utterances[1].text
@@ -136,12 +141,46 @@ async def test_restarted_worker_restores_the_meeting_and_continues_its_seq(
         await wait_for(lambda: running.bot.manager.last_seq >= 3, timeout=90, what="bob's utterance")
         restored_topics = running.bot.manager.get_l1_segments()
 
-    utterances = await stored_utterances(database_url, ROOM)
+    utterances = await stored_utterances(database_url, SID)
     assert [u.id for u in utterances] == [1, 2, 3]
     assert [u.speaker_id for u in utterances] == ["alice", "alice", "bob"]
     assert word_error_rate(BOB_SAYS, utterances[2].text) < 0.30, utterances[2].text
     assert utterances[0].start_ms < utterances[1].start_ms < utterances[2].start_ms
     assert restored_topics, "the first run's topic summary was restored"
+
+
+async def test_the_same_room_next_week_is_a_new_meeting_that_answers_from_the_first(
+    room: FakeRoom, speech: dict[str, Path], worker_models: tuple, database_url: str, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("MEMORY_CACHE_DIR", str(tmp_path / "memory"))
+    from mithub.config import get_memory_config
+
+    get_memory_config.cache_clear()
+    room.add_participant("alice", "Alice")
+    resources = make_resources(worker_models, database_url, job_executor="thread", http_port=free_port())
+    first = PlaybackAudioInput({"alice": [0.3, speech["alice"], 1.5]})
+    async with RunningWorker(resources, first, room, sid="RM_week_one") as running:
+        await wait_for(lambda: running.bot.manager.last_seq >= 1, timeout=90, what="alice's utterance")
+
+    room.add_participant("bob", "Bob")
+    second = PlaybackAudioInput({"alice": [], "bob": [0.3, speech["bob"], 1.5]})
+    async with RunningWorker(resources, second, room, sid="RM_week_two") as running:
+        assert running.bot.restored_seq == 0, "a new session starts a new meeting"
+        await wait_for(lambda: running.bot.manager.last_seq >= 1, timeout=90, what="bob's utterance")
+        await room.chat("/ask last time, when were the design files due at the printer?", sender="bob")
+        await wait_for(lambda: room.chat_replies(), timeout=60, what="the /ask reply")
+        reply = room.chat_replies()[0].text
+
+    meetings = {m.id: m for m in await stored_meetings(database_url)}
+    assert meetings["RM_week_one"].series_id == meetings["RM_week_two"].series_id == ROOM
+    assert meetings["RM_week_one"].ended_at is not None and meetings["RM_week_two"].ended_at is not None
+    assert [u.id for u in await stored_utterances(database_url, "RM_week_two")] == [1]
+    first_said = (await stored_utterances(database_url, "RM_week_one"))[0]
+    label = f"meeting of {first_said.absolute_timestamp:%b} {first_said.absolute_timestamp.day}"
+    assert f"({label})" in reply, reply
+    assert "design files" in reply.lower() or "printer" in reply.lower(), reply
+    get_memory_config.cache_clear()
 
 
 async def test_second_job_for_the_same_room_is_rejected(worker_models: tuple, database_url: str) -> None:

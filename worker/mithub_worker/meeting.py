@@ -1,13 +1,16 @@
 """One meeting in one room: the bot that transcribes every participant into the meeting
 memory and answers agent calls from chat, a wake phrase or RPC (seed 002 §3.1, §10.4).
 
-    bot = MeetingBot(room, "weekly-sync", resources, audio=RoomAudioInput())
+    bot = MeetingBot(room, "RM_3kQ9...", resources, series_id="weekly-sync",
+                     title="weekly-sync", audio=RoomAudioInput())
     await bot.start()      # take the meeting's lease, restore it from the store, listen
     ...
-    await bot.aclose()     # drain the STT streams, flush every write, release the lease
+    await bot.aclose()     # drain the STT streams, flush every write, finalize, release
 
-The room is the meeting: its name is the meeting id, so a job for a room that already has
-a stored meeting continues it where the last worker stopped.
+A meeting is one session of a room: the worker keys it by the room's sid, which stays the
+same while the room lives, so a job restarted mid-meeting continues it where the last
+worker stopped. The same room next week is a new meeting of the same series, and the
+finished meetings of the series are searched by the agent calls (`mithub.memory`).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from pydantic import ValidationError
 
 from mithub.agent import AgentPipeline, MeetingSession
 from mithub.clock import Clock, utc_now
-from mithub.context.builder import ContextBuilder
+from mithub.agent.runtime import memory_builder
 from mithub.context.factory import create_context_manager
 from mithub.context.manager import ContextManager
 from mithub.context.models import NewUtterance, Participant
@@ -62,11 +65,15 @@ class MeetingBot:
         resources: WorkerResources,
         *,
         audio: AudioInput,
+        series_id: str | None = None,
+        title: str | None = None,
         stt_factory: Callable[[], SpeechToText] | None = None,
         clock: Clock = utc_now,
     ) -> None:
         self.room = room
         self.meeting_id = meeting_id
+        self.series_id = series_id or meeting_id
+        self.title = title or meeting_id
         self.resources = resources
         self._audio = audio
         self._stt_factory = stt_factory or resources.stt_factory
@@ -90,7 +97,8 @@ class MeetingBot:
     async def start(self) -> None:
         config = self.resources
         attached = await self._stack.enter_async_context(attach_meeting(
-            config.database_url, self.meeting_id, title=self.meeting_id, config=config.database))
+            config.database_url, self.meeting_id, title=self.title, series_id=self.series_id,
+            config=config.database))
         self.attached = attached
         llm = create_llm_client(config.llm)
         if llm is not None:
@@ -102,11 +110,14 @@ class MeetingBot:
         self.meeting_start = await self._meeting_start()
         for participant in await attached.repository.inner.list_participants(self.meeting_id):
             self._participants[participant.user_id] = participant
-        builder = ContextBuilder(config=config.context, embedder=config.embedder,
-                                 documents=config.documents)
+        # The series' finished meetings, read through this meeting's own store connection
+        # (a job's event loop cannot share another's); the disk cache makes that cheap.
+        builder = memory_builder(config.context, config.embedder, attached.repository.inner,
+                                 documents=config.documents, progress=False)
         pipeline = AgentPipeline(builder, llm=llm, max_output_tokens=config.llm.max_output_tokens,
                                  recorder=attached.repository.inner)
-        session = MeetingSession(self.manager, attached.repository, builder.new_transcript_index())
+        session = MeetingSession(self.manager, attached.repository, builder.new_transcript_index(),
+                                 series_id=self.series_id)
         self.calls = AgentCalls(self.room, session, pipeline, config.worker,
                                 korean=config.stt.language == "ko")
         self._ingest_task = asyncio.create_task(self._ingest_loop(), name="ingest")
@@ -148,9 +159,23 @@ class MeetingBot:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         if self.manager is not None:
             await self.manager.finalize()
+            await self._end_meeting()
         await self._stack.aclose()
         logger.info("meeting_bot_closed", meeting_id=self.meeting_id,
                     last_seq=self.manager.last_seq if self.manager else 0)
+
+    async def _end_meeting(self) -> None:
+        """The meeting is over (the room closed, or the job shut down): stored, it joins its
+        series' memory. A crash never gets here, so a crashed meeting is not ended and the
+        next job for the same room session continues it."""
+        assert self.attached is not None
+        try:
+            await self.attached.repository.drain()
+            await self.attached.repository.inner.end_meeting(self.meeting_id)
+            logger.info("meeting_ended", meeting_id=self.meeting_id, series_id=self.series_id)
+        except Exception as exc:  # noqa: BLE001 - everything is stored; only the end mark is missing
+            logger.warning("meeting_end_not_recorded", meeting_id=self.meeting_id,
+                           error=f"{type(exc).__name__}: {exc}")
 
     async def _meeting_start(self) -> datetime:
         """Where start_ms/end_ms count from: the first stored turn's meeting clock, so a

@@ -11,6 +11,7 @@ also serves health (`/`), worker status (`/worker`) and Prometheus `/metrics`.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 
@@ -101,8 +102,11 @@ class MeetingWorker:
         resources: WorkerResources = ctx.proc.userdata.get("mithub") or self.resources \
             or load_resources(worker=self.config)
         await ctx.connect(auto_subscribe=AutoSubscribe.AUDIO_ONLY)
-        meeting_id = ctx.job.room.name or ctx.room.name
-        bot = MeetingBot(ctx.room, meeting_id, resources, audio=self.audio or RoomAudioInput())
+        room = ctx.job.room
+        name = room.name or ctx.room.name
+        meeting_id, series_id = meeting_identity(room.sid, name, room.metadata)
+        bot = MeetingBot(ctx.room, meeting_id, resources, series_id=series_id, title=name,
+                         audio=self.audio or RoomAudioInput())
         ctx.add_shutdown_callback(bot.aclose)
         try:
             await bot.start()
@@ -111,8 +115,8 @@ class MeetingWorker:
                          error=f"{type(exc).__name__}: {exc}")
             ctx.shutdown(reason=f"meeting {meeting_id} could not start: {exc}")
             return
-        self.bots[meeting_id] = bot
-        self._accepted.pop(meeting_id, None)
+        self.bots[name] = bot
+        self._accepted.pop(name, None)
 
 
 def create_server(
@@ -141,6 +145,21 @@ def create_server(
     server.rtc_session(worker.entrypoint, agent_name=config.agent_name, on_request=worker.on_request)
     worker.server = server
     return server, worker
+
+
+def meeting_identity(sid: str, name: str, metadata: str) -> tuple[str, str]:
+    """(meeting id, series id) of a room session: the room's sid (unique per session, the same
+    while the room lives) and the room name, unless the room's metadata names a series
+    (`{"mithub": {"series": "..."}}`). Without a sid the room name stands for both."""
+    series = name
+    try:
+        named = json.loads(metadata).get("mithub", {}).get("series") if metadata else None
+    except (ValueError, AttributeError):
+        named = None
+        logger.warning("room_metadata_unreadable", room=name)
+    if isinstance(named, str) and named.strip():
+        series = named.strip()[:200]
+    return (sid or name)[:200], series
 
 
 def _active_jobs(server: AgentServer | None) -> list[RunningJobInfo]:
