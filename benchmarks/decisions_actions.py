@@ -17,7 +17,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -28,6 +28,7 @@ from mithub.context import cues  # noqa: E402
 from mithub.context.models import Utterance  # noqa: E402
 from mithub.record.actions import DEFAULT_WINDOWS, ActionWindows, extract_action_items  # noqa: E402
 from mithub.record.dates import resolve_date_expressions  # noqa: E402
+from mithub.record.pending import extract_pending_items  # noqa: E402
 from mithub.text import split_sentences  # noqa: E402
 
 DATA = REPO_ROOT.parent / "shared" / "benchmarks" / "data" / "decisions"
@@ -160,10 +161,12 @@ Read with care: the cue rules (requests, promises, assignments, decisions told f
 meeting steering) were written while reading this development half, so these figures are
 optimistic for the held-out half. Leave-one-series-out below covers the only numeric settings
 (three line windows); the rules themselves have no held-out estimate here. As an outside check,
-the two sample meetings in `examples/meetings` (not scored here; a few rules were adjusted after
-reading their output) give 9/9 Korean and 5/5 English facts with owner and resolved due date
-(`tests/record/test_actions.py`).
+the two sample meetings in `examples/meetings` are checked against their `*.facts.json` below (a few
+rules were adjusted after reading their output; their facts list only the planted items, so extra
+items there are not counted as errors).
 """
+EXAMPLES = REPO_ROOT / "examples" / "meetings"
+SAMPLE_DATE = datetime(2026, 6, 17, 1, 0, tzinfo=timezone.utc)
 
 GRID = [ActionWindows(a, r, m) for a in (2, 4, 6) for r in (2, 4, 6) for m in (4, 8, 1000)]
 _COUNT_KEYS = ("gold", "system", "matched", "line_matched", "owner_ok", "due_ok")
@@ -228,6 +231,28 @@ def _print_details(details: list[dict]) -> None:
             print(f"  sys  {s['index']:>3} {s['owner']} {s['due_text']!r} {s['due_date']} {s['support']}")
 
 
+def sample_meetings_table() -> str:
+    """The planted action items (owner on the item's lines, due said as in the facts) and
+    pending items of the two sample meetings."""
+    rows = []
+    for name in ("ko_product_planning", "en_sprint_review"):
+        turns = _utterances(EXAMPLES / f"{name}.jsonl", SAMPLE_DATE)
+        facts = json.loads((EXAMPLES / f"{name}.facts.json").read_text(encoding="utf-8"))
+        items = extract_action_items(name, turns, SAMPLE_DATE.date())
+        found = sum(
+            any(i.owner == f["owner"] and f["seq"] in [i.seq, *i.support_seqs]
+                and f["due"] in (i.due_text or "") for i in items)
+            for f in facts["action_items"]
+        )
+        pending = {p.seq for p in extract_pending_items(name, turns)}
+        gold_pending = {f["seq"] for f in facts["pending"]}
+        rows.append([name, f"{found}/{len(facts['action_items'])}", len(items),
+                     f"{len(pending & gold_pending)}/{len(gold_pending)}", len(pending - gold_pending)])
+    header = ["sample meeting", "planted actions found (owner + due)", "items extracted",
+              "planted pending found", "other lines marked pending"]
+    return markdown_table(header, rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md alone")
@@ -241,6 +266,7 @@ def main() -> None:
     body = NOTE + "\n" + results_table(scores)
     body += "\n\nBaseline (today's extractive cue in `context/cues.py`, same scorer):\n\n"
     body += results_table({k: v for k, v in score_actions(extractor=baseline_items).items() if k in ("all", "ko", "en")})
+    body += "\n\nSample meetings (`examples/meetings`, facts files):\n\n" + sample_meetings_table()
     if args.cv:
         body += "\n\nLeave-one-series-out cross-validation of the three windows:\n\n" + cv_table(cross_validate())
     print(body)
