@@ -50,6 +50,15 @@ _WHEN_QUESTION = re.compile(r"(?:언제|며칠|몇\s*시|\bwhen\b|\bhow\s+long\b
 _HEDGED = re.compile(r"\bif\b|\bmaybe\b|\bprobably\b|\brealistic|\bcould\b|\bmight\b|수\s*있|것\s*같"
                      r"|[가-힣]면\s|[가-힣]면$|대요|래요|치면|야\s*(?:합니다|해요|돼|됩니다)|\?", re.IGNORECASE)
 _DOES = re.compile(r"\bI(?:'ll|\s+will)\b|\bwe(?:'ll|\s+will)\b|\bby\b", re.IGNORECASE)
+# Task wording: the opening yes/filler and the addressee go, and so does a second clause after
+# the request ("…만들어 주시고요, 발주는 6월 28일까지 나가는 걸로 하죠").
+_LEAD = re.compile(
+    r"^(?:\W*(?:네|넵|예|좋아요|좋습니다|그럼|음|아|sure|yes|yeah|yep|okay|ok|and|so|great)\b[,.]?\s*"
+    r"|[가-힣]{2,4}\s*(?:님|씨)\s*,\s*|[A-Z][a-z]+,\s+)+",
+    re.IGNORECASE,
+)
+_CLAUSE_END = re.compile(r"(?:주시고요?|주세요|할게요|드릴게요|겠습니다)(?=[,.]\s)")
+_TRAIL = re.compile(r"[,\s]*(?:\band\b|그리고)?[,\s]*$", re.IGNORECASE)
 _PRONOUN_ANCHOR = re.compile(r"^(?:그|그때|이|it|that|this|then|they|we)\b|^(?:그|그때|이)$", re.IGNORECASE)
 _MONTH = re.compile(r"(\d{1,2})\s*월(?!\s*요일)|\b(january|february|march|april|may|june|july|august|september"
                     r"|october|november|december)\b(?=\s+(?:the\s+)?\d|\s+[\w-]+(?:st|nd|rd|th)\b)", re.IGNORECASE)
@@ -347,10 +356,15 @@ def condense(text: str, limit: int = QUOTE_CHARS) -> str:
     return text[: cut if cut > limit // 2 else limit].rstrip(" ,") + "…"
 
 
-def _task(segment: str) -> str:
-    task = re.sub(r"^\W*(?:네|넵|예|좋아요|그럼|음|아|sure|yes|yeah|yep|okay|ok|and|so)\b[,.]?\s*", "",
-                  segment.strip(), flags=re.IGNORECASE)
-    return condense(task or segment.strip(), 160)
+def _task(item: _Item) -> str:
+    """The item's most telling words (a restatement often says more than "could you own
+    that?"), without the addressee, the opening yes, or a second clause about something else."""
+    segments = [seg for _, seg in item.dues if seg.strip()] or [item.segment]
+    best = max(segments, key=lambda seg: len(keyword_candidates(seg)))
+    task = _LEAD.sub("", best.strip())
+    end = _CLAUSE_END.search(task)
+    task = _TRAIL.sub("", task[: end.end()] if end else task)
+    return condense(task or best.strip(), 160)
 
 
 def _to_action_item(meeting_id: str, item: _Item, turns: list[Utterance], meeting_date: date,
@@ -362,7 +376,7 @@ def _to_action_item(meeting_id: str, item: _Item, turns: list[Utterance], meetin
     if found is not None and found[0].kind == "event":
         due_date = _event_date(found[0], found[1], found[2], turns, meeting_date, hints)
     return ActionItem(
-        meeting_id=meeting_id, seq=turn.id, owner=item.owner, task=_task(item.segment),
+        meeting_id=meeting_id, seq=turn.id, owner=item.owner, task=_task(item),
         due_text=due.text if due else None, due_date=due_date, quote=condense(turn.text),
         support_seqs=sorted(turns[k].id for k in item.lines if k != item.line),
         speaker=turn.speaker_name, time=turn.absolute_timestamp,

@@ -331,8 +331,11 @@ def resolve_date_expressions(text: str, reference: date, *, month_hint: int | No
         if text[end - 1:end].isalpha() and "\uac00" <= text[end - 1] <= "\ud7a3":
             end += _PARTICLE_TAIL.match(text, end).end() - end  # type: ignore[union-attr]
         anchor = m.groupdict().get("anchor")
+        said = text[start:end].strip()
+        if said.endswith(".") and not said.endswith(("a.m.", "p.m.")):
+            said, end = said[:-1], end - 1  # "Monday 5 pm." keeps its words, not the full stop
         mentions.append(DateMention(
-            text=text[start:end].strip(), start=start, end=end, date=resolved, kind=kind,
+            text=said, start=start, end=end, date=resolved, kind=kind,
             anchor=anchor.strip() if anchor else None,
             offset_days=_offset_days(m) if kind == "event" else 0,
         ))
