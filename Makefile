@@ -4,6 +4,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/pip --disable-pip-version-check -q
 DEMO_MEETING := examples/meetings/ko_product_planning.jsonl
+DEMO_MEETING_2 := examples/meetings/ko_product_planning_2.jsonl
+DEMO_DIR := data/demo
+DEMO_STORE := sqlite+aiosqlite:///$(DEMO_DIR)/mithub.db
+DEMO_QUESTION := 지난 회의에서 숫자 인식 오류 우선순위는 어떻게 하기로 했었죠?
 
 .PHONY: demo test install install-test bench clean
 
@@ -26,8 +30,15 @@ install: $(VENV)/.installed
 
 install-test: $(VENV)/.installed-test
 
+# Two meetings of one series, a week apart, in an embedded SQLite store made afresh: the
+# second one's calls also search the first (the organisation's memory).
 demo: install
-	$(BIN)/mithub replay $(DEMO_MEETING) --meeting-id demo-ko --calls
+	rm -rf $(DEMO_DIR)
+	MEMORY_CACHE_DIR=$(DEMO_DIR)/memory $(BIN)/mithub replay $(DEMO_MEETING) --meeting-id demo-ko-1 \
+	  --series demo-ko --started-at 2026-05-04T10:00:00+09:00 --database-url $(DEMO_STORE) --calls
+	MEMORY_CACHE_DIR=$(DEMO_DIR)/memory $(BIN)/mithub replay $(DEMO_MEETING_2) --meeting-id demo-ko-2 \
+	  --series demo-ko --started-at 2026-05-11T10:00:00+09:00 --database-url $(DEMO_STORE) --calls \
+	  --question "$(DEMO_QUESTION)"
 
 test: install-test
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -136,7 +136,7 @@ def _lead_sentence(groups: list[list[Citation]], terms: set[str]) -> tuple[Citat
                 reply = next((c for c in group[i + 1:] if c.speaker != citation.speaker), None)
                 statements = [t for t in split_sentences(reply.quote or "") if not is_question(t)] if reply else []
                 if statements:
-                    best = (score, reply, statements[0].strip())
+                    best = (score, reply, " ".join(t.strip() for t in statements[:2]))
     return (best[1], best[2]) if best else None
 
 
