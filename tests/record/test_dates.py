@@ -110,3 +110,12 @@ def test_short_forms(text, said, resolved):
 
 def test_fractions_are_no_dates():
     assert resolve_date_expressions("We are at 3/4 of the budget, split 1/2 and 1/2.", MON) == []
+
+
+def test_a_datetime_is_refused_with_what_to_pass_instead():
+    from datetime import datetime, timezone
+
+    from mithub.errors import InputError
+
+    with pytest.raises(InputError, match="local date"):
+        resolve_date_expressions("내일까지", datetime(2026, 5, 3, 23, 0, tzinfo=timezone.utc))

@@ -16,10 +16,12 @@ from __future__ import annotations
 import calendar
 import re
 from collections.abc import Callable
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from typing import Literal
 
 from pydantic import BaseModel
+
+from mithub.errors import InputError
 
 DateKind = Literal[
     "date", "day", "weekday", "relative_day", "week", "month_end", "recurring", "duration", "event",
@@ -321,6 +323,10 @@ def _candidates(text: str) -> list[tuple[int, int, int, re.Match[str], _Resolver
 def resolve_date_expressions(text: str, reference: date, *, month_hint: int | None = None) -> list[DateMention]:
     """Every date expression in `text`, in order, each resolved against `reference` (the
     meeting's local date). `month_hint` is the month for a bare day number ("19일에는")."""
+    if isinstance(reference, datetime):
+        # A UTC timestamp's date can be the day before the meeting's local date.
+        raise InputError("date resolution needs the meeting's local date, not a datetime: "
+                         "pass started_at.astimezone(<meeting time zone>).date()")
     chosen: list[tuple[int, int, int, re.Match[str], _Resolver]] = []
     for cand in sorted(_candidates(text), key=lambda c: (-(c[1] - c[0]), c[2], c[0])):
         if all(cand[1] <= c[0] or cand[0] >= c[1] for c in chosen):
