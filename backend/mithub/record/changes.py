@@ -14,6 +14,7 @@ and only when the line carries a value comparable with some decision.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -173,18 +174,20 @@ class ChangeDetector:
         back, the sentences that state the new values)."""
         new: list[Value] = []
         old: list[Value] = []
-        points_back = False
         stating: list[str] = []
-        for sentence in split_sentences(text) or [text]:
-            cues = stance(sentence)
-            points_back = points_back or cues.points_back
-            firm = (cues.settles or cues.states) and not (cues.question or cues.hedged or cues.reported or cues.keeps)
+        sentences = [(s, stance(s)) for s in split_sentences(text) or [text]]
+        found = [extract_values(s, reference=self.reference, names=self.names) for s, _ in sentences]
+        # "모집 인원은 300명. 그렇게 가겠습니다.": a settling sentence without values settles
+        # the values said beside it.
+        bare_settle = any(c.settles and not vs and len(s.split()) <= 5 and not _SELF.search(s)
+                          for (s, c), vs in zip(sentences, found, strict=True))
+        for (sentence, cues), values in zip(sentences, found, strict=True):
+            doubtful = cues.question or cues.hedged or cues.reported or cues.keeps
+            firm = (cues.settles or cues.states or bare_settle) and not doubtful
             before = len(new)
-            for value in extract_values(sentence, reference=self.reference, names=self.names):
-                if value.text.strip(" 은는에") in NOW_WORDS:
-                    continue
-                if is_approximate(sentence, value):
-                    continue  # "한 300 정도": an estimate, not a settled value
+            for value in values:
+                if value.text.strip(" 은는에") in NOW_WORDS or is_approximate(sentence, value):
+                    continue  # "오늘", "한 300 정도": the meeting itself, an estimate
                 if clause_points_back(sentence, value.end) or cues.negated:
                     old.append(value)  # "60%로 정했던", "15일 프리즈가 안 됩니다": the old value
                 elif firm and not clause_is_conditional(sentence, value.end) \
@@ -192,6 +195,7 @@ class ChangeDetector:
                     new.append(value)
             if len(new) > before:
                 stating.append(sentence)
+        points_back = any(c.points_back for _, c in sentences)
         return new, old, points_back, " ".join(stating)
 
     def select(self, matches: Sequence[DecisionMatch]) -> DecisionMatch | None:
@@ -218,6 +222,9 @@ class ChangeDetector:
             kind="explicit" if explicit else "implicit", decision_id=decision.id,
             past=PastRef(meeting_id=decision.meeting_id, seq=decision.seq, quote=decision.quote),
         )
+
+
+_SELF = re.compile(r"제가|저희가|\bI(?:'ll| will)\b")
 
 
 def _is_english(text: str) -> bool:

@@ -13,7 +13,7 @@ from mithub.record.values import Value
 
 # A settling verb: "으로 하겠습니다", "걸로 하죠", "확정", "let's go with", "final", "we launch".
 _KO_SETTLE = re.compile(
-    r"확정|결정(?:하|합|했|입니다)|하기로\s*(?:하|합)"
+    r"확정|결정(?:하|합|했|입니다)|하기로\s*(?:하|합)|기로\s*했습니다"
     r"|(?:으로|로|걸로|거로|것으로)\s*(?:하|할|합|해|가|갈|갑|정하|정할|묶|잡|올리|내리|당기|미루|밀|바꾸|변경|늘리|늘려|줄이|줄여|연장|단축|조정)"
     r"|(?:하|가|열|시작하|배정하|진행하|배포하|의무화하|올리|내리|당기|미루|바꾸|변경하|사)(?:겠습니다|겠어요|죠|시죠|자고요)"
     r"|(?:시작합니다|진행합니다|갑니다|나갑니다|엽니다|오픈합니다)(?=\W*$)|(?:제가|저희가)\s*(?:할게요|하겠습니다|맡)|맡(?:는|아|기로)"
@@ -23,7 +23,7 @@ _EN_SETTLE = re.compile(
     r"\blet'?s\b(?! (?:see|think|talk|discuss|figure|check|look|revisit|park|circle|come back|start|move on|wrap|hear|get into))|\bwe(?:'ll| will) go with\b|\bgoing with\b|\bfinal (?:answer|decision|call)\b|\bthat'?s final\b|, final\b"
     r"|\bagreed\b|\bdecided\b|\bsettled\b|\bthat works\b|\bfixed\b|\blocked\b|\bwe require\b|\bmust-have\b"
     r"|\bowns?\b|\bis the pick\b|\bwe(?:'re| are) going (?:to|with)\b|\bmoves? to\b|\bwe launch\b|\bdropping\b"
-    r"|\b(?:so|okay|ok|then)\b.*\b(?:is|are)\b|\bthen\W*$|\binstead\b|\bwe'?ll (?:do|use|keep|run)\b"
+    r"|\b(?:so|okay|ok|then)\b.*(?:\b(?:is|are)\b|\w['’]s\b(?! been))|\bthen\W*$|\binstead\b|\bwe'?ll (?:do|use|keep|run)\b"
     r"|\b(?:switch|chang|mov|push|bump|cut|rais|lower|extend|reduc|increas|shift)\w*\b(?! on\b)[^.,]{0,25}\bto\b"
     r"|\bnow (?:is|are)\b|\b(?:is|are) now\b",
     re.IGNORECASE,
@@ -39,7 +39,7 @@ _KO_HEDGE = re.compile(
 )
 _EN_HEDGE = re.compile(
     r"\b(?:maybe|might|could|would|should we|how about|what about|was thinking|i think|i'd|suggest|propose"
-    r"|probably|guess|options|option \w+ (?:is|was|would)|versus|vs|or|offered|figure (?:that |it )?out|next week too)\b",
+    r"|probably|guess|options|revisit|close (?:that|this|it) out|pick (?:that|this|it) (?:back )?up|come back to|option \w+ (?:is|was|would)|versus|vs|or|offered|figure (?:that |it )?out|next week too)\b",
     re.IGNORECASE,
 )
 # Hypotheticals: a condition ("-면", "만약", "if") other than "-면 돼요" (it is enough to).
