@@ -154,9 +154,13 @@ def test_no_action_item_where_nobody_took_on_work(lines):
     assert extract_action_items("m", _turns(*lines), MEETING_DATE) == []
 
 
-def test_a_team_can_own_an_item():
-    [item] = extract_action_items("m", _turns(("이수민", "그건 저희 IT팀에서 할게요.")), MEETING_DATE)
-    assert item.owner == "IT팀"
+@pytest.mark.parametrize(("text", "team"), [
+    ("그건 저희 IT팀에서 할게요.", "IT팀"),
+    ("Our QA team will cover the regression pass.", "QA team"),
+])
+def test_a_team_can_own_an_item(text, team):
+    [item] = extract_action_items("m", _turns(("이수민", text)), MEETING_DATE)
+    assert item.owner == team
 
 
 def test_a_recurring_schedule_keeps_its_words_without_a_date():

@@ -58,6 +58,8 @@ _KO_ASSIGN = re.compile(
     r"|담당(?:으로|이|은)?\s*(?:하|해|할|맡)|[가-힣](?<![계으])시고(?:요)?(?=[\s,.]|$)"
 )
 _KO_TEAM = re.compile(r"저희\s*(?P<team>[가-힣A-Za-z0-9]+팀)(?:에서|이|은|가)")
+_EN_TEAM = re.compile(r"\b(?:our|my)\s+(?P<team>(?:[A-Z]{2,}|[a-z]+)\s+team)\s+(?:will|'ll|can|is\s+going\s+to)\b")
+_EN_TEAM_WILL = re.compile(r"\b(?:our|my)\s+(?:[A-Z]{2,}|[a-z]+)\s+team\s+(?:will|'ll|is\s+going\s+to)\s+\w+")
 
 _EN_COMMIT = re.compile(
     r"\bI(?:'ll|\s+will|'m\s+going\s+to|\s+am\s+going\s+to|'m\s+aiming\s+to)\b(?!\s+(?:not|never)\b)"
@@ -183,7 +185,7 @@ def is_commit(sentence: str, previous_line: str | None) -> bool:
         return True
     if _EN_NOT_COMMIT.search(sentence):
         return False
-    if _EN_COMMIT.search(sentence):
+    if _EN_COMMIT.search(sentence) or _EN_TEAM_WILL.search(sentence):
         return True
     # "I can ask." answers "Can we ...?"; elsewhere "I can" only says what is possible.
     asked = previous_line is not None and re.search(r"\b(?:can|could)\b.*\?", previous_line, re.IGNORECASE)
@@ -265,8 +267,8 @@ def partners(sentence: str, names: list[str], speaker: str) -> list[str]:
 
 
 def team_owner(sentence: str) -> str | None:
-    """"저희 IT팀에서 할게요": the team takes the work."""
-    m = _KO_TEAM.search(sentence)
+    """"저희 IT팀에서 할게요", "our QA team will cover it": the team takes the work."""
+    m = _KO_TEAM.search(sentence) or _EN_TEAM.search(sentence)
     return m["team"] if m else None
 
 
