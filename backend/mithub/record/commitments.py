@@ -58,8 +58,8 @@ _KO_ASSIGN = re.compile(
     r"|담당(?:으로|이|은)?\s*(?:하|해|할|맡)|[가-힣](?<![계으])시고(?:요)?(?=[\s,.]|$)"
 )
 _KO_TEAM = re.compile(r"저희\s*(?P<team>[가-힣A-Za-z0-9]+팀)(?:에서|이|은|가)")
-_EN_TEAM = re.compile(r"\b(?:our|my)\s+(?P<team>(?:[A-Z]{2,}|[a-z]+)\s+team)\s+(?:will|'ll|can|is\s+going\s+to)\b")
-_EN_TEAM_WILL = re.compile(r"\b(?:our|my)\s+(?:[A-Z]{2,}|[a-z]+)\s+team\s+(?:will|'ll|is\s+going\s+to)\s+\w+")
+_EN_TEAM = re.compile(r"\b(?:[Oo]ur|[Mm]y)\s+(?P<team>(?:[A-Z]{2,}|[a-z]+)\s+team)\s+(?:will|'ll|can|is\s+going\s+to)\b")
+_EN_TEAM_WILL = re.compile(r"\b(?:[Oo]ur|[Mm]y)\s+(?:[A-Z]{2,}|[a-z]+)\s+team\s+(?:will|'ll|is\s+going\s+to)\s+\w+")
 
 _EN_COMMIT = re.compile(
     r"\bI(?:'ll|\s+will|'m\s+going\s+to|\s+am\s+going\s+to|'m\s+aiming\s+to)\b(?!\s+(?:not|never)\b)"
