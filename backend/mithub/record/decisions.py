@@ -30,7 +30,7 @@ _FILLERS = re.compile(r"^(?:\W|음|어|네|아|그럼|그러면|um|uh|yeah|okay|
 _MAX_QUOTE = 160
 # "오늘", "today": the meeting itself, not a value anyone settles.
 NOW_WORDS = frozenset({"오늘", "금일", "today", "tonight", "now"})
-_AGREEMENT = re.compile(r"^\W*(?:okay|ok|makes sense|fine|alright|good|great|perfect)\b", re.IGNORECASE)
+_AGREEMENT = re.compile(r"^\W*(?:okay|ok|makes sense|fine|alright|good|great|perfect|sounds good|deal)\b", re.IGNORECASE)
 _COMMIT = re.compile(r"^\W*(?:음\W*)?(?:네|예|좋아요)?\W*(?:그럼\s*)?(?:제가|저희가)\s*(?:할게요|하겠습니다|맡을게요|맡겠습니다)\W*$")
 
 

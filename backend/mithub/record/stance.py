@@ -14,7 +14,7 @@ from mithub.record.values import Value
 # A settling verb: "으로 하겠습니다", "걸로 하죠", "확정", "let's go with", "final", "we launch".
 _KO_SETTLE = re.compile(
     r"확정|결정(?:하|합|했|입니다)|하기로\s*(?:하|합)|기로\s*했습니다"
-    r"|(?:으로|로|걸로|거로|것으로)\s*(?:하|할|합|해|가|갈|갑|정하|정할|묶|잡|올리|내리|당기|미루|밀|바꾸|변경|늘리|늘려|줄이|줄여|연장|단축|조정)"
+    r"|(?:으로|로|걸로|거로|것으로)\s*(?:하|할|합|해|가|갈|갑|정하|정할|묶|잡|올리|내리|당기|미루|밀|바꾸|변경|늘리|늘려|줄이|줄여|연장|단축|조정|정리하|정리할|맞추|맞춰|픽스|바뀌|바뀐|변경됐|변경되)"
     r"|(?:하|가|열|시작하|배정하|진행하|배포하|의무화하|올리|내리|당기|미루|바꾸|변경하|사)(?:겠습니다|겠어요|죠|시죠|자고요)"
     r"|(?:시작합니다|진행합니다|갑니다|나갑니다|엽니다|오픈합니다)(?=\W*$)|(?:제가|저희가)\s*(?:할게요|하겠습니다|맡)|맡(?:는|아|기로)"
     r"|사죠|(?:그대로|대로)\s*(?:가|갑|하|유지)|걸로|거로"
@@ -25,11 +25,11 @@ _EN_SETTLE = re.compile(
     r"|\bowns?\b|\bis the pick\b|\bwe(?:'re| are) going (?:to|with)\b|\bmoves? to\b|\bwe launch\b|\bdropping\b"
     r"|\b(?:so|okay|ok|then)\b.*(?:\b(?:is|are)\b|\w['’]s\b(?! been))|\bthen\W*$|\binstead\b|\bwe'?ll (?:do|use|keep|run)\b"
     r"|\b(?:switch|chang|mov|push|bump|cut|rais|lower|extend|reduc|increas|shift)\w*\b(?! on\b)[^.,]{0,25}\bto\b"
-    r"|\bnow (?:is|are)\b|\b(?:is|are) now\b",
+    r"|\bnow (?:is|are)\b|\b(?:is|are) now\b|\bit is\W*$|\bsounds good\b|\bdeal\b|\bdone\W*$",
     re.IGNORECASE,
 )
 _KO_STATES = re.compile(r"[가-힣A-Za-z0-9]+(?:은|는)\s[^.?!]*[0-9가-힣%]\s?(?:입니다|이에요|예요|이고요|고요)\W*$")
-_OPENING = re.compile(r"^\W*(?:okay|ok|alright|fine|good|great|makes sense|perfect|so)\b", re.IGNORECASE)
+_OPENING = re.compile(r"^\W*(?:okay|ok|alright|fine|good|great|makes sense|perfect|so|sounds good|deal)\b", re.IGNORECASE)
 
 # Proposals and hedges: the value is on the table, not settled.
 _KO_HEDGE = re.compile(
