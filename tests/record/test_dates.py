@@ -119,3 +119,17 @@ def test_a_datetime_is_refused_with_what_to_pass_instead():
 
     with pytest.raises(InputError, match="local date"):
         resolve_date_expressions("내일까지", datetime(2026, 5, 3, 23, 0, tzinfo=timezone.utc))
+
+
+@pytest.mark.parametrize(("text", "said", "resolved"), [
+    ("말일까지 정산해 주세요.", "말일까지", date(2026, 5, 31)),
+    ("분기 말까지 마무리하죠.", "분기 말까지", date(2026, 6, 30)),
+    ("연말까지 이전 끝내겠습니다.", "연말까지", date(2026, 12, 31)),
+    ("퇴근 전까지 보내 드릴게요.", "퇴근 전까지", MON),
+    ("회의 끝나고 바로 공유할게요.", "회의 끝나고", MON),
+    ("I'll send it by close of business.", "close of business", MON),
+    ("We need it by the end of the quarter.", "the end of the quarter", date(2026, 6, 30)),
+])
+def test_period_ends_and_the_meeting_day(text, said, resolved):
+    mentions = {m.text: m.date for m in resolve_date_expressions(text, MON)}
+    assert mentions.get(said, "missing") == resolved, mentions

@@ -211,6 +211,15 @@ def _month_end_res(m: re.Match[str], ref: date, hint: int | None) -> _Resolved:
     return _month_end(year, month), "month_end"
 
 
+def _period_end(m: re.Match[str], ref: date, hint: int | None) -> _Resolved:
+    """End of the quarter ("분기 말", "EOQ") or of the year ("연말", "end of the year")."""
+    said = m.group(0).lower()
+    if "분기" in said or "quarter" in said or said == "eoq":
+        last_month = (ref.month - 1) // 3 * 3 + 3
+        return _month_end(ref.year, last_month), "month_end"
+    return date(ref.year, 12, 31), "month_end"
+
+
 def _relative_day(m: re.Match[str], ref: date, hint: int | None) -> _Resolved:
     word = re.sub(r"\s+", " ", (m.groupdict().get("rel") or "").lower())
     offsets = {"내일": 1, "낼": 1, "모레": 2, "내일모레": 2, "글피": 3, "tomorrow": 1,
@@ -245,6 +254,10 @@ _KO_NOT_A_DAY = r"(?<![\d.])(?<!월 )(?<!기본 )(?<!최대 )(?<!최소 )"
 
 # (pattern, resolver): at overlapping places the longest match wins, then the earlier entry.
 _KOREAN: list[tuple[str, _Resolver]] = [
+    # the meeting's own day ("퇴근 전까지", "점심 전에", "회의 끝나고"), before other "X 전까지"
+    ((r"(?:퇴근|점심)\s*(?:하기\s*|먹기\s*)?전(?:까지|에)?"
+      r"|(?<!다음 )(?<!다음)(?<!지난 )(?<!지난)회의\s*(?:끝나고|끝나면|마치고|마치면|후에|끝난\s*뒤에?)"),
+     _relative_day),
     ((rf"(?:매주|격주|매달|매월|매일)(?:\s*{_KWD}요일|\s*\d{{1,2}}\s*일)?{_KO_TIME}"
       rf"|{_KWD}요일\s*마다|(?:이번|다음)\s*주\s*부터"), _undated("recurring")),
     ((r"(?P<anchor>[가-힣A-Za-z0-9]+(?:\s+(?!\d)[가-힣A-Za-z0-9]+)?)\s+"
@@ -267,7 +280,8 @@ _KOREAN: list[tuple[str, _Resolver]] = [
       r"\s*(?:째\s*)?주"), _week_of_month_res),
     (rf"{_KO_WHICH}\s*주(?:\s*(?:안에|안으로|중에|중으로|내로|내에|중|말|까지))?", _week),
     ((r"(?P<mon>\d{1,2})\s*월\s*(?:말(?!씀)|안에|중에)"
-      r"|(?P<which>이번|다음|담)\s*달\s*(?:말|안에)|이달\s*말|월말"), _month_end_res),
+      r"|(?P<which>이번|다음|담)\s*달\s*(?:말일?|안에)|이달\s*말일?|월말|말일"), _month_end_res),
+    (r"(?:이번\s*)?분기\s*(?:말|안에|내)|연말|올해\s*(?:말|안에)", _period_end),
     (rf"(?P<rel>내일\s*모레|내일|낼|모레|글피|오늘|금일){_KO_TIME}{_KO_WITHIN}", _relative_day),
     (r"(?<![가-힣])(?:오후|이따가?|오전\s*중)(?:에|\s*중에?|까지)", _relative_day),
 ]
@@ -295,7 +309,10 @@ _ENGLISH: list[tuple[str, _Resolver]] = [
       r"(?P<rel>day\s+after\s+tomorrow|tomorrow|today|tonight)"
       r"\b(?:\s+(?:morning|afternoon|evening|night))?"
       r"|\b(?:the\s+)?end\s+of\s+(?:the\s+)?day\b|\beod\b"
-      r"|\bthis\s+(?:afternoon|morning|evening)\b)"), _relative_day),
+      r"|\bthis\s+(?:afternoon|morning|evening)\b|\bcob\b|\bclose\s+of\s+business\b"
+      r"|\bafter\s+(?:the|this)\s+(?:meeting|call)\b)"), _relative_day),
+    ((r"(?i:\b(?:the\s+)?end\s+of\s+(?:the\s+|this\s+)?(?:quarter|year)\b|\beo[qy]\b"
+      r"|\bthis\s+(?:quarter|year)\b)"), _period_end),
 ]
 _PATTERNS = _KOREAN + _ENGLISH
 _COMPILED = [(re.compile(pattern), resolver) for pattern, resolver in _PATTERNS]
