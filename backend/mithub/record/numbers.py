@@ -39,7 +39,10 @@ _EN_ONES = {
 }
 _EN_SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
 EN_NUMBER_WORDS = frozenset(_EN_ONES) | frozenset(_EN_SCALES) | {"hundred", "point"}
-_EN_TOKEN = re.compile(r"\$?\d[\d,]*(?:\.\d+)?(?:%|[kK]\b)?|[A-Za-z]+(?:['’-][A-Za-z]+)*")
+_EN_TOKEN = re.compile(
+    r"\$?\d{1,2}:\d{2}|\$?\d[\d,]*(?:\.\d+)?(?:%|[kKmMbB]\b)?|[A-Za-z]+(?:['’-][A-Za-z]+)*"
+)
+_SCALE_LETTERS = {"m": 10**6, "b": 10**9}
 
 
 def parse_korean_number(run: str) -> float | None:
@@ -116,6 +119,23 @@ def parse_english_words(words: list[str]) -> float | None:
     return total + current
 
 
+def _digit_run(tokens: list[re.Match[str]], i: int) -> tuple[int, int, float]:
+    """"$80,000", "5:30" (hours), "1.5M", "1.2 million": a number written in digits."""
+    token = tokens[i].group(0)
+    start, end = tokens[i].start(), tokens[i].start() + len(token.rstrip("%kK"))
+    digits = token.lstrip("$").rstrip("%kK")
+    if ":" in digits:
+        hours, minutes = digits.split(":")
+        return start, end, int(hours) + int(minutes) / 60
+    scale = _SCALE_LETTERS.get(digits[-1].lower(), 1)
+    number = float(digits.rstrip("mMbB").replace(",", "")) * scale
+    following = tokens[i + 1] if i + 1 < len(tokens) else None
+    if following is not None and following.group(0).lower() in _EN_SCALES \
+            and following.start() - end <= 1:
+        return start, following.end(), number * _EN_SCALES[following.group(0).lower()]
+    return start, end, number
+
+
 def english_number_runs(text: str) -> list[tuple[int, int, float]]:
     """(start, end, magnitude) of each number said in digits or words."""
     runs: list[tuple[int, int, float]] = []
@@ -124,10 +144,8 @@ def english_number_runs(text: str) -> list[tuple[int, int, float]]:
     while i < len(tokens):
         token = tokens[i].group(0)
         if token[0] in "$0123456789":
-            digits = token.lstrip("$").rstrip("%kK")
-            runs.append((tokens[i].start(), tokens[i].start() + len(token.rstrip("%kK")),
-                         float(digits.replace(",", ""))))
-            i += 1
+            runs.append(_digit_run(tokens, i))
+            i += 2 if runs[-1][1] > tokens[i].end() else 1
             continue
         j = i
         while j < len(tokens) and _is_number_word(tokens[j].group(0), first=j == i):
