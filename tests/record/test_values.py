@@ -44,6 +44,11 @@ def only(text: str, **kwargs):
         ("we need two years", "duration", 730.5),
         ("Sixty percent social", "percent", 60),
         ("ninety-nine point nine five", "number", 99.95),
+        ("a budget of $1.2 million", "amount", 1_200_000),
+        ("we need 3 more designers", "count", 3),
+        ("by 5:30 pm", "time", 17 * 60 + 30),
+        ("2.4억으로", "number", 240_000_000),
+        ("좌석은 120석으로", "count", 120),
     ],
 )
 def test_numbers_amounts_counts_durations(text: str, kind: str, number: float) -> None:
