@@ -148,6 +148,7 @@ def test_a_deadline_before_a_dated_event_takes_the_event_date():
     [("Maya Chen", "Raj, can you walk us through the numbers?")],                 # talk, now
     [("Maya Chen", "I'll tell you what happened on Friday.")],                  # talk, now
     [("김지현", "제가 먼저 간단히 설명드릴게요.")],                                # talk, now
+    [("Maya Chen", "Can someone take notes today?")],                            # in the meeting
     [("이수민", "벤더가 다음 주에 설치해 준대요.")],                                # a vendor's work
 ])
 def test_no_action_item_where_nobody_took_on_work(lines):
@@ -190,6 +191,8 @@ def test_a_conditional_revisit_is_not_pending():
     ([("배상훈", "백업 점검은 현우 님이 담당해 주시고요.")], "노현우"),
     ([("이지은", "디자인 시안은 다음 주 수요일까지 받아서 공유드리겠습니다.")], "이지은"),
     ([("이지은", "자료는 내일 보내드리겠습니다.")], "이지은"),
+    ([("Jess Carrow", "Who's writing the brief?"), ("Liam Obuya", "I can.")], "Liam Obuya"),
+    ([("김지현", "견적 비교는 누가 하죠?"), ("박성민", "제가요.")], "박성민"),
 ])
 def test_other_ways_of_taking_on_work(lines, owner):
     participants = [("Liam Obuya", "Hi."), ("노현우", "안녕하세요."), ("박성민", "안녕하세요.")]

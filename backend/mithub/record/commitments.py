@@ -79,8 +79,13 @@ _EN_NOT_COMMIT = re.compile(
     r"|\btak(?:e|es|ing)\s+(?:the\s+)?(?:first|second|next|this|that)?\s*(?:week|shift|day|weekend|rotation)\b",
     re.IGNORECASE,
 )
-_EN_TALK = re.compile(r"\bwalk\s+us\b|\btell\s+us\b|\bsee\s+(?:the|my|it)\b|\bhear\s+me\b|\bremind\s+us\b",
-                      re.IGNORECASE)
+_EN_TALK = re.compile(
+    r"\bwalk\s+us\b|\btell\s+us\b|\bsee\s+(?:the|my|it)\b|\bhear\s+me\b|\bremind\s+us\b"
+    r"|\btake\s+notes\b|\brecord\s+(?:the|this)\s+(?:meeting|call)\b",
+    re.IGNORECASE,
+)
+# "Who's taking the brief?" - "I can." / "누가 하죠?" - "제가요.": volunteering.
+_VOLUNTEER = re.compile(r"^\W*(?:I\s+can\b|me\b|I\s+will\b|I'll\b|제가(?:요|\s*할게요)?|저요|저희가요)", re.IGNORECASE)
 _EN_REQUEST = re.compile(
     r"\b(?:can|could|would|will)\s+(?:you|someone|somebody)\b|\bplease\b(?!\s+(?:not|don't)\b)"
     r"|\byou\s+(?:run|own|take|handle|drive|lead|do)\s+(?:it|that|this)\b|\byou\s+can\s+\w+\s+it\b"
@@ -187,8 +192,12 @@ def is_commit(sentence: str, previous_line: str | None) -> bool:
         return False
     if _EN_COMMIT.search(sentence) or _EN_TEAM_WILL.search(sentence):
         return True
+    if previous_line is None:
+        return False
+    if _OWNERSHIP_QUESTION.search(previous_line) and "?" in previous_line and _VOLUNTEER.search(sentence):
+        return True
     # "I can ask." answers "Can we ...?"; elsewhere "I can" only says what is possible.
-    asked = previous_line is not None and re.search(r"\b(?:can|could)\b.*\?", previous_line, re.IGNORECASE)
+    asked = re.search(r"\b(?:can|could)\b.*\?", previous_line, re.IGNORECASE)
     return bool(_EN_CAN.search(sentence) and asked)
 
 
