@@ -193,6 +193,9 @@ def test_a_conditional_revisit_is_not_pending():
     ([("이지은", "자료는 내일 보내드리겠습니다.")], "이지은"),
     ([("Jess Carrow", "Who's writing the brief?"), ("Liam Obuya", "I can.")], "Liam Obuya"),
     ([("김지현", "견적 비교는 누가 하죠?"), ("박성민", "제가요.")], "박성민"),
+    ([("Jess Carrow", "Liam, you should check the contract with legal.")], "Liam Obuya"),
+    ([("김지현", "이건 성민 님이 하시면 좋겠어요.")], "박성민"),
+    ([("김지현", "그거 내일까지 좀 보내 줘요."), ("박성민", "네.")], "박성민"),
 ])
 def test_other_ways_of_taking_on_work(lines, owner):
     participants = [("Liam Obuya", "Hi."), ("노현우", "안녕하세요."), ("박성민", "안녕하세요.")]

@@ -47,7 +47,8 @@ _KO_BY_DATE = re.compile(
 )
 _SELF_PRONOUNS = frozenset({"저", "제", "저희", "나", "우리"})
 _KO_REQUEST = re.compile(
-    rf"[{_OPEN}]\s?주(?:세요|시고|실|십시오|시겠)|[{_OPEN}]\s?줄\s*(?:수|래요)|부탁(?:드|해|합)|가능하세요"
+    rf"[{_OPEN}]\s?주(?:세요|시고|실|십시오|시겠)|[{_OPEN}]\s?줄\s*(?:수|래요)|[{_OPEN}]\s?줘요?(?=\s*[.!?]|$)"
+    r"|주면\s*좋겠|부탁(?:드|해|합)|가능하세요"
 )
 # "세 자리로 올리시면 돼요": an instruction, or only advice ("태그만 붙여 주시면 돼요") unless
 # the other person says yes to it.
@@ -84,6 +85,9 @@ _EN_TALK = re.compile(
     r"|\btake\s+notes\b|\brecord\s+(?:the|this)\s+(?:meeting|call)\b",
     re.IGNORECASE,
 )
+# "Raj, you should check with legal": told to the person named.
+_EN_TOLD = re.compile(r"\byou\s+(?:should|need\s+to|have\s+to)\b|\bI'd\s+like\s+you\s+to\b|\bmake\s+sure\s+you\b",
+                      re.IGNORECASE)
 # "Who's taking the brief?" - "I can." / "누가 하죠?" - "제가요.": volunteering.
 _VOLUNTEER = re.compile(r"^\W*(?:I\s+can\b|me\b|I\s+will\b|I'll\b|제가(?:요|\s*할게요)?|저요|저희가요)", re.IGNORECASE)
 _EN_REQUEST = re.compile(
@@ -248,6 +252,8 @@ def is_assignment(sentence: str, mention: NameMention) -> bool:
     if _KO_ASSIGN.search(sentence[mention.end:]) or _NAMED_OWNER.search(sentence[: mention.start]):
         return True
     after = sentence[mention.end:]
+    if _EN_TOLD.search(sentence) or re.match(r"\s*(?:님|씨)?이?\s*하시면\s*좋겠", after):
+        return True
     if re.search(r"\b(?:have|get)\s+$", sentence[: mention.start], re.IGNORECASE):
         return re.match(r"\s+[a-z]+\b", after) is not None
     if re.match(r"'s\s+(?:going\s+to|on\s+(?:it|that|this))\b", after):
