@@ -48,7 +48,7 @@ _KO_BY_DATE = re.compile(
 _SELF_PRONOUNS = frozenset({"저", "제", "저희", "나", "우리"})
 _KO_REQUEST = re.compile(
     rf"[{_OPEN}]\s?주(?:세요|시고|실|십시오|시겠)|[{_OPEN}]\s?줄\s*(?:수|래요)|[{_OPEN}]\s?줘요?(?=\s*[.!?]|$)"
-    r"|주면\s*좋겠|부탁(?:드|해|합)|가능하세요"
+    r"|부탁(?:드|해|합)|가능하세요"
 )
 # "세 자리로 올리시면 돼요": an instruction, or only advice ("태그만 붙여 주시면 돼요") unless
 # the other person says yes to it.
@@ -252,7 +252,7 @@ def is_assignment(sentence: str, mention: NameMention) -> bool:
     if _KO_ASSIGN.search(sentence[mention.end:]) or _NAMED_OWNER.search(sentence[: mention.start]):
         return True
     after = sentence[mention.end:]
-    if _EN_TOLD.search(sentence) or re.match(r"\s*(?:님|씨)?이?\s*하시면\s*좋겠", after):
+    if _EN_TOLD.search(sentence) or re.search(r"(?:하시|주시|주)면\s*좋겠", after):
         return True
     if re.search(r"\b(?:have|get)\s+$", sentence[: mention.start], re.IGNORECASE):
         return re.match(r"\s+[a-z]+\b", after) is not None
