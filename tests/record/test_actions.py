@@ -236,3 +236,13 @@ def test_a_named_owner_statement_is_an_assignment(text, owner):
     turns = _turns(*people, ("Jess Carrow", text))
     items = [i for i in extract_action_items("m", turns, MEETING_DATE) if i.seq == len(people) + 1]
     assert [i.owner for i in items] == [owner]
+
+
+def test_an_echo_of_a_pending_item_is_not_a_second_one():
+    turns = _turns(
+        ("강혜린", "그건 프론트 팀장님이 오늘 휴가라서, 다음 주에 같이 정하죠."),
+        ("임소희", "네, 그럼 그건 보류로 해 둘게요."),
+        ("강혜린", "ISMS-P 인증 추진 여부는 보류하겠습니다."),
+    )
+    assert [p.seq for p in extract_pending_items("m", turns)] == [1, 3]
+    assert extract_action_items("m", turns, MEETING_DATE) == []

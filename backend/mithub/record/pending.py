@@ -17,6 +17,9 @@ from mithub.record.commitments import split_sentences
 from mithub.record.models import PendingItem
 
 TEXT_CHARS = 240
+ECHO_LINES = 2
+_ECHO = re.compile(r"^\W*(?:네|예|좋아요|그럼|okay|ok|yes|yeah|sure|agreed|fine)\b|^\W*(?:그건|그거|그것도|that|it)\b",
+                   re.IGNORECASE)
 
 _PENDING = re.compile(
     r"보류|미정|추후|재논의|다시\s*(?:논의|얘기|이야기|판단|검토|보죠|봐요|보기로|봅시다|정하)|결론(?:을|이)?\s*(?:못|안\s*나)"
@@ -50,12 +53,15 @@ def is_pending(sentence: str) -> bool:
 
 def extract_pending_items(meeting_id: str, utterances: Sequence[Utterance]) -> list[PendingItem]:
     """One pending item per utterance that leaves something open; its text runs from the
-    first such sentence to the sentence after the last (what it hangs on, who follows up)."""
+    first such sentence to the sentence after the last (what it hangs on, who follows up).
+    A short echo of the item just before ("네, 그럼 그건 보류로 해 둘게요") adds nothing."""
     items: list[PendingItem] = []
     for turn in utterances:
         sentences = split_sentences(turn.text)
         hits = [i for i, sentence in enumerate(sentences) if is_pending(sentence)]
         if not hits:
+            continue
+        if items and turn.id - items[-1].seq <= ECHO_LINES and _ECHO.search(sentences[hits[0]]):
             continue
         text = " ".join(sentences[hits[0]: hits[-1] + 2])
         items.append(PendingItem(
