@@ -58,6 +58,7 @@ def line(text: str, who: str = "최민호", seq: int = 5) -> Utterance:
         ("그리고 베타도 그만큼 밀어야 돼서, 지난주에 22일로 잡았던 베타는 8월 5일에 열겠습니다.", "explicit", 3),
         ("코드 프리즈를 2주 뒤로 밀어서 7월 29일로 하겠습니다.", "implicit", 1),
         ("네, 법무 검토도 받았어요. 그리고 베타 모집 인원은 300명으로 공고 나갑니다.", "implicit", 4),
+        ("클로즈드 베타는 7월 22일 말고 8월 5일에 열죠.", "explicit", 3),  # the old value turned down
     ],
 )
 def test_korean_changes_name_the_past_decision(embedder, text: str, kind: str, past_seq: int) -> None:

@@ -25,7 +25,13 @@ from mithub.context.models import Utterance
 from mithub.embedders.base import Embedder
 from mithub.record.decisions import NOW_WORDS, condense, local_date
 from mithub.record.models import Decision, DecisionChange, PastRef
-from mithub.record.stance import clause_is_conditional, clause_points_back, is_approximate, stance
+from mithub.record.stance import (
+    clause_is_conditional,
+    clause_points_back,
+    is_approximate,
+    stance,
+    value_is_rejected,
+)
 from mithub.record.values import Value, comparable, display_text, extract_values, values_agree
 from mithub.text import keyword_candidates, split_sentences
 
@@ -183,12 +189,13 @@ class ChangeDetector:
                           for (s, c), vs in zip(sentences, found, strict=True))
         for (sentence, cues), values in zip(sentences, found, strict=True):
             doubtful = cues.question or cues.hedged or cues.reported or cues.keeps
+            # A negated sentence settles only what it does not turn down ("22일 말고 8월 5일로").
             firm = (cues.settles or cues.states or bare_settle) and not doubtful
             before = len(new)
             for value in values:
                 if value.text.strip(" 은는에") in NOW_WORDS or is_approximate(sentence, value):
                     continue  # "오늘", "한 300 정도": the meeting itself, an estimate
-                if clause_points_back(sentence, value.end) or cues.negated:
+                if clause_points_back(sentence, value.end) or value_is_rejected(sentence, value):
                     old.append(value)  # "60%로 정했던", "15일 프리즈가 안 됩니다": the old value
                 elif firm and not clause_is_conditional(sentence, value.end) \
                         and not (cues.hypothetical and _is_english(sentence)):

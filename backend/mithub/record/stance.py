@@ -28,7 +28,7 @@ _EN_SETTLE = re.compile(
     r"|\bnow (?:is|are)\b|\b(?:is|are) now\b|\bit is\W*$|\bsounds good\b|\bdeal\b|\bdone\W*$",
     re.IGNORECASE,
 )
-_KO_STATES = re.compile(r"[가-힣A-Za-z0-9]+(?:은|는)\s[^.?!]*[0-9가-힣%]\s?(?:입니다|이에요|예요|이고요|고요)\W*$")
+_KO_STATES = re.compile(r"[가-힣A-Za-z0-9]+(?:은|는)\s[^.?!]*[0-9가-힣%]\s?(?:입니다|이에요|예요|이고요)\W*$")
 _OPENING = re.compile(r"^\W*(?:okay|ok|alright|fine|good|great|makes sense|perfect|so|sounds good|deal)\b", re.IGNORECASE)
 
 # Proposals and hedges: the value is on the table, not settled.
@@ -50,7 +50,7 @@ _EN_REQUEST = re.compile(r"\b(?:asked for|requested)\b", re.IGNORECASE)
 _KO_IF = re.compile(r"만약|만일|혹시|면(?!서|\s*(?:되|돼|됩))|다면|라면|경우에?(?:는)?")
 _EN_IF = re.compile(r"\bif\b|\bin case\b|\bunless\b|\bfallback\b|\bwhat if\b|\bsuppose\b", re.IGNORECASE)
 # Rejected options and negations: "안 하기로 했잖아요", "안 하는 걸로", "not happening".
-_KO_NOT = re.compile(r"(?<![가-힣])안\s*(?:하|가|되|돼|쓰|내|받|할)|않|아니|말고|없던|생각\s*안|못\s*(?:하|해)|안\s*됩|기각")
+_KO_NOT = re.compile(r"(?<![가-힣])안\s*(?:하|가|되|돼|쓰|받|할)|안\s+내|않|아니|말고|없던|생각\s*안|못\s*(?:하|해)|안\s*됩|기각")
 _EN_NOT = re.compile(r"\bnot\b|n't\b|\bno longer\b|\bruled out\b|\bdropped\b|\brejected\b", re.IGNORECASE)
 # Someone else's plan, reported ("…하기로 했어요", "they decided"), not settled by this team.
 _KO_REPORTED = re.compile(r"(?:하기로|기로)\s*했(?:어요|대요|답니다|다고|다네요|더라고요)|한대요|했대요|한다고\s*(?:했|하더)")
@@ -169,3 +169,15 @@ def is_approximate(sentence: str, value: Value) -> bool:
     if _APPROX_AFTER.match(sentence, value.end):
         return True
     return bool(_APPROX_BEFORE.search(before) or _EN_APPROX_BEFORE.search(before))
+
+
+_KO_VALUE_NOT = re.compile(r"[^,.?!]{0,12}?(?:말고|대신|[가이]\s?아니라|(?<![가-힣])안\s*(?:하|되|돼|됩|가|갈|쓰)|않|못\s*(?:하|해))")
+_EN_VALUE_NOT = re.compile(r"\b(?:not|no longer|instead of|rather than|never)\b[^,.;]{0,20}$|n't\b[^,.;]{0,20}$", re.IGNORECASE)
+
+
+def value_is_rejected(sentence: str, value: Value) -> bool:
+    """The value itself is the option turned down: "22일 말고", "2년은 안 하는 걸로",
+    "not three years"; other values of the sentence still stand."""
+    if is_korean(sentence):
+        return _KO_VALUE_NOT.match(sentence, value.end) is not None
+    return _EN_VALUE_NOT.search(sentence[max(0, value.start - 40):value.start]) is not None
