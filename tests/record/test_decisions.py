@@ -31,6 +31,7 @@ def lines(*texts: tuple[str, str]) -> list[Utterance]:
         ("Okay, two-year term.", "two-year"),
         ("Makes sense. Sixty percent social, forty search.", "Sixty percent"),
         ("Okay, so go-live is July fifteenth.", "July fifteenth"),
+        ("그럼 연간 할인은 20% 말고 15%로 하죠.", "15%"),  # the turned-down option is not the value
     ],
 )
 def test_settling_lines_are_decisions(text: str, value: str) -> None:

@@ -14,7 +14,7 @@ from datetime import date, datetime
 
 from mithub.context.models import Utterance
 from mithub.record.models import Decision
-from mithub.record.stance import clause_is_conditional, is_korean, stance
+from mithub.record.stance import clause_is_conditional, is_korean, stance, value_is_rejected
 from mithub.record.values import Value, display_text, extract_values
 from mithub.text import keyword_candidates, split_sentences
 
@@ -44,8 +44,9 @@ def local_date(started_at: datetime) -> date:
 
 
 def settled_values(sentence: str, values: Sequence[Value]) -> list[Value]:
-    """The values a settling sentence asserts: those outside conditional clauses."""
-    return [v for v in values if not clause_is_conditional(sentence, v.end)]
+    """The values a settling sentence asserts: not in a conditional clause, not the option
+    it turns down ("라이브 코딩 말고 과제형으로", "2년은 안 하는 걸로")."""
+    return [v for v in values if not clause_is_conditional(sentence, v.end) and not value_is_rejected(sentence, v)]
 
 
 def is_decision_sentence(sentence: str, values: Sequence[Value], utterance_opening: bool) -> bool:
@@ -53,8 +54,12 @@ def is_decision_sentence(sentence: str, values: Sequence[Value], utterance_openi
     `utterance_opening`: the utterance opens with an agreement or settles elsewhere
     ("Okay, that works. Annual spend cap of eighty-four K")."""
     cues = stance(sentence)
-    if cues.question or cues.hedged or cues.requested or cues.reported or cues.negated:
+    if cues.question or cues.hedged or cues.requested or cues.reported:
         return False
+    if cues.negated:
+        values = settled_values(sentence, values)  # "22일 말고 8월 5일로 하죠" still settles 8월 5일
+        if not values or not cues.settles:
+            return False
     if cues.hypothetical and not settled_values(sentence, values):
         return False
     if values and all(_is_due(sentence, v) for v in values):

@@ -17,14 +17,14 @@ _KO_SETTLE = re.compile(
     r"|(?:으로|로|걸로|거로|것으로)\s*(?:하|할|합|해|가|갈|갑|정하|정할|묶|잡|올리|내리|당기|미루|밀|바꾸|변경|늘리|늘려|줄이|줄여|연장|단축|조정|정리하|정리할|맞추|맞춰|픽스|바뀌|바뀐|변경됐|변경되)"
     r"|(?:하|가|열|시작하|배정하|진행하|배포하|의무화하|올리|내리|당기|미루|바꾸|변경하|사)(?:겠습니다|겠어요|죠|시죠|자고요)"
     r"|(?:시작합니다|진행합니다|갑니다|나갑니다|엽니다|오픈합니다)(?=\W*$)|(?:제가|저희가)\s*(?:할게요|하겠습니다|맡)|맡(?:는|아|기로)"
-    r"|사죠|(?:그대로|대로)\s*(?:가|갑|하|유지)|걸로|거로"
+    r"|사죠|(?:그대로|대로)\s*(?:가|갑|하|유지)|(?:걸로|거로)(?![는도])"
 )
 _EN_SETTLE = re.compile(
     r"\blet'?s\b(?! (?:see|think|talk|discuss|figure|check|look|revisit|park|circle|come back|start|move on|wrap|hear|get into))|\bwe(?:'ll| will) go with\b|\bgoing with\b|\bfinal (?:answer|decision|call)\b|\bthat'?s final\b|, final\b"
     r"|\bagreed\b|\bdecided\b|\bsettled\b|\bthat works\b|\bfixed\b|\blocked\b|\bwe require\b|\bmust-have\b"
     r"|\bowns?\b|\bis the pick\b|\bwe(?:'re| are) going (?:to|with)\b|\bmoves? to\b|\bwe launch\b|\bdropping\b"
     r"|\b(?:so|okay|ok|then)\b.*(?:\b(?:is|are)\b|\w['’]s\b(?! been))|\bthen\W*$|\binstead\b|\bwe'?ll (?:do|use|keep|run)\b"
-    r"|\b(?:switch|chang|mov|push|bump|cut|rais|lower|extend|reduc|increas|shift)\w*\b(?! on\b)[^.,]{0,25}\bto\b"
+    r"|\b(?:switch|chang|mov|push|bump|cut|rais|lower|extend|reduc|increas|shift)\w*\b(?! on\b)[^.,]{0,25}\bto\b(?!\s+(?:be|do|have|get|make|go|see|the\s+next)\b)"
     r"|\bnow (?:is|are)\b|\b(?:is|are) now\b|\bit is\W*$|\bsounds good\b|\bdeal\b|\bdone\W*$",
     re.IGNORECASE,
 )
