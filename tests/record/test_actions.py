@@ -246,3 +246,32 @@ def test_an_echo_of_a_pending_item_is_not_a_second_one():
     )
     assert [p.seq for p in extract_pending_items("m", turns)] == [1, 3]
     assert extract_action_items("m", turns, MEETING_DATE) == []
+
+
+def test_a_planning_meeting_in_another_domain():
+    turns = _turns(
+        ("정하늘", "네, 시작하겠습니다. 오늘은 10월 세미나 준비 건이요."),
+        ("오민재", "장소는 코엑스 3층 세미나실로 가계약 해 뒀어요."),
+        ("정하늘", "그럼 장소는 코엑스로 확정하겠습니다. 계약서는 민재 님이 이번 주 안에 마무리해 주세요."),
+        ("오민재", "네, 목요일까지 서명 받아 둘게요."),
+        ("정하늘", "유리 님이 연사 후보 리스트 좀 뽑아 주실 수 있어요?"),
+        ("한유리", "네, 다음 주 화요일까지 후보 다섯 명 정도 추려 볼게요."),
+        ("한유리", "홍보 포스터는 디자인팀에서 해 준대요. 초안은 다음 주 금요일에 나온대요."),
+        ("정하늘", "네, 포스터 나오면 유리 님이 검수해 주시고요, 배포는 그다음 주 월요일에 하죠."),
+        ("한유리", "네."),
+        ("정하늘", "케이터링은 다음 회의에서 다시 보죠. 민재 님, 견적서만 공유 폴더에 올려 주세요."),
+        ("오민재", "네, 회의 끝나고 바로 올릴게요."),
+        ("정하늘", "만약에 참가자가 200명 넘으면 제가 추가 예산 요청할게요."),
+        ("정하늘", "오늘은 여기까지 하겠습니다. 회의록은 제가 내일 오전까지 정리해서 보내 드릴게요."),
+    )
+    monday = date(2026, 9, 7)
+    items = extract_action_items("m", turns, monday)
+    assert [(i.seq, i.owner) for i in items] == [
+        (3, "오민재"), (5, "한유리"), (8, "한유리"), (10, "오민재"), (13, "정하늘"),
+    ]
+    due = {i.seq: i.due_date for i in items}
+    assert due[5] == date(2026, 9, 15)       # 다음 주 화요일
+    assert due[8] == date(2026, 9, 18)       # when the draft is out, not the distribution Monday
+    assert due[10] == monday                 # 회의 끝나고
+    assert due[13] == date(2026, 9, 8)       # 내일 오전까지
+    assert [p.seq for p in extract_pending_items("m", turns)] == [10]

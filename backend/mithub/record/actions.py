@@ -181,10 +181,11 @@ def _sentence_candidates(
 
 def _segment(sentence: str, mentions: list[cue.NameMention], index: int) -> str:
     """The part of the sentence about one named person: from their name to the next name
-    (from the sentence start for the first one)."""
+    (from the sentence start for the first one), up to the end of the request's clause."""
     start = 0 if index == 0 else mentions[index].start
     end = mentions[index + 1].start if index + 1 < len(mentions) else len(sentence)
-    return sentence[start:end]
+    clause = _CLAUSE_END.search(sentence, start, end)  # "…검수해 주시고요, 배포는 월요일에 하죠"
+    return sentence[start: clause.end() if clause else end]
 
 
 def _addressee(turns: list[Utterance], line: int) -> str | None:
@@ -244,9 +245,17 @@ def _completed_item(
 
 
 def _same_subject(item: _Item, cand: _Candidate, turns: list[Utterance]) -> bool:
+    """The candidate names something the item's lines named (not a person, not a date)."""
     names = {form.lower() for u in turns for form in cue.name_forms(u.speaker_name)}
-    said = {w.lower() for k in item.lines for w in keyword_candidates(turns[k].text)} - names
-    return bool(said & ({w.lower() for w in keyword_candidates(cand.segment)} - names))
+    said = {w for k in item.lines for w in _subject_words(turns[k].text, turns[k])} - names
+    return bool(said & (_subject_words(cand.segment, turns[cand.line]) - names))
+
+
+def _subject_words(text: str, turn: Utterance) -> set[str]:
+    said_on = turn.absolute_timestamp.date()
+    for m in reversed(resolve_date_expressions(text, said_on)):
+        text = text[: m.start] + " " + text[m.end:]
+    return {w.lower() for w in keyword_candidates(text)}
 
 
 def _add_acceptances(items: list[_Item], turns: list[Utterance]) -> None:
@@ -291,14 +300,17 @@ def _mentions(text: str, line: int, meeting_date: date, hints: list[int | None])
 
 
 def _due_sources(item: _Item, turns: list[Utterance], shared: bool) -> list[tuple[int, str]]:
-    """Where the item's due date may be said, in order of trust: its own words; the rest of
-    its line unless someone else got work on it (decision sentences left out: "정식 출시는
+    """Where the item's due date may be said, in order of trust: its own words and its other
+    lines (an acceptance often names the date); the rest of its line unless someone else got
+    work on it (decision sentences left out: "정식 출시는
     8월 26일로 하겠습니다" dates the launch, not the task); the lines of the exchange; the
     owner's own line just before (a date they proposed)."""
     sources = list(item.dues)
     if not shared:
-        rest = " ".join(s for s in cue.split_sentences(turns[item.line].text) if not _DECISION.search(s))
-        sources.insert(1, (item.line, rest))
+        own = item.segment.strip()
+        rest = " ".join(s for s in cue.split_sentences(turns[item.line].text)
+                        if own not in s and not _DECISION.search(s))
+        sources.append((item.line, rest))
     sources += [(k, turns[k].text) for k in range(item.line + 1, max(item.lines)) if k not in item.lines]
     previous = item.line - 1
     if previous >= 0 and turns[previous].speaker_name == item.owner:
