@@ -48,7 +48,7 @@ class ChangeSettings:
 
     embed_weight: float = 0.3
     min_score: float = 0.15
-    explicit_bonus: float = 0.2
+    explicit_bonus: float = 0.3
 
 
 @dataclass(frozen=True)
