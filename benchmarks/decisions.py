@@ -278,8 +278,8 @@ def change_section(series: list[Series]) -> str:
     baseline = {s.series_id: score_flags(s, baseline_flags(s)) for s in series}
     header = ["system", "P", "R", "F1", "explicit R", "implicit R", "false alarm", "detection R", "TP/flags/pos"]
     rows = [_rows(f"ChangeDetector, held-out (LOSO) — {lang}", c) for lang, c in _by_language(series, held_out)]
-    rows += [_rows(f"ChangeDetector, defaults w={defaults.embed_weight} t={defaults.min_score} b={defaults.explicit_bonus} — {lang}", c)
-             for lang, c in _by_language(series, full)]
+    label = f"w={defaults.embed_weight} t={defaults.min_score} b={defaults.explicit_bonus}"
+    rows += [_rows(f"ChangeDetector, defaults {label} — {lang}", c) for lang, c in _by_language(series, full)]
     rows += [_rows(f"cue-word baseline — {lang}", c) for lang, c in _by_language(series, baseline)]
     fold_f1 = [f["f1"] for f in folds]
     fold_rows = [[f["series"], f["embed_weight"], f["min_score"], f["bonus"], _pct(f["precision"]), _pct(f["recall"]),
