@@ -130,6 +130,9 @@ def main() -> int:
     parser.add_argument("--chunks", type=int, default=100_000, help="synthetic corpus size")
     parser.add_argument("--limit", type=int, help="first N passages of each dev set")
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--note", default="", help="text put above the measured tables (e.g. the options table)")
+    parser.add_argument("--from-json", type=Path, nargs="*", help="report saved results (--save-json) instead of running")
+    parser.add_argument("--save-json", type=Path, help="also save the raw results here")
     parser.add_argument("--section", default=SECTION, help=argparse.SUPPRESS)
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--result-file", type=Path, help=argparse.SUPPRESS)
@@ -139,14 +142,25 @@ def main() -> int:
         args.result_file.write_text(json.dumps(run_option(args.one, args.corpus, args.chunks, args.limit)))
         return 0
     before, results = _load(), []
-    for model in args.options.split(","):
+    if args.from_json:
+        saved = [json.loads(path.read_text()) for path in args.from_json]
+        results = [r for s in saved for r in s["results"]]
+        before = saved[0]["load"][0]
+        args.corpus, args.limit = saved[0]["corpus"], saved[0]["limit"]
+    for model in [] if args.from_json else args.options.split(","):
         with tempfile.NamedTemporaryFile(suffix=".json") as handle:
             command = [sys.executable, __file__, "--one", model, "--corpus", args.corpus, "--chunks", str(args.chunks),
                        "--result-file", handle.name] + (["--limit", str(args.limit)] if args.limit else [])
             subprocess.run(command, check=True)
             results.append(json.loads(Path(handle.name).read_text()))
         print(f"{model}: {results[-1]['total']:.0f} s", file=sys.stderr)
-    body = report(results, args.corpus, args.limit, (before, _load()))
+    after = saved[-1]["load"][1] if args.from_json else _load()
+    if args.save_json:
+        args.save_json.write_text(json.dumps({"results": results, "load": [before, after],
+                                              "corpus": args.corpus, "limit": args.limit}))
+    body = report(results, args.corpus, args.limit, (before, after))
+    if args.note:
+        body = f"{args.note}\n\n{body}"
     print(body)
     if not args.no_write:
         write_results_section(args.section, body)
