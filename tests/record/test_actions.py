@@ -275,3 +275,29 @@ def test_a_planning_meeting_in_another_domain():
     assert due[10] == monday                 # 회의 끝나고
     assert due[13] == date(2026, 9, 8)       # 내일 오전까지
     assert [p.seq for p in extract_pending_items("m", turns)] == [10]
+
+
+def test_an_office_move_meeting_in_english():
+    turns = _turns(
+        ("Ana Ruiz", "Okay, let's get started. This is the office move planning."),
+        ("Ben Cho", "The landlord confirmed we can get the keys on October 1st."),
+        ("Ana Ruiz", "Great. So the move date is Saturday October 3rd. Ben, can you book the movers?"),
+        ("Ben Cho", "Yep, I'll get three quotes and book one by Friday."),
+        ("Cara Diaz", "What about the internet? Installation takes ten business days."),
+        ("Ana Ruiz", "Then we need to order it this week. Cara, that's yours."),
+        ("Cara Diaz", "Sure. I'll place the order tomorrow."),
+        ("Ana Ruiz", "Let's park the furniture question until we see the space."),
+        ("Cara Diaz", "Also, someone should tell the clients about the new address."),
+        ("Ana Ruiz", "I'll draft the email, and Ben can send it out the day before the move."),
+        ("Ben Cho", "Works for me."),
+        ("Cara Diaz", "If the movers cancel, I'll call my cousin's company."),
+    )
+    tuesday = date(2026, 9, 8)
+    items = extract_action_items("m", turns, tuesday)
+    assert [(i.seq, i.owner, i.due_date) for i in items] == [
+        (3, "Ben Cho", date(2026, 9, 11)),       # by Friday
+        (6, "Cara Diaz", date(2026, 9, 9)),      # tomorrow (the acceptance dates it)
+        (10, "Ana Ruiz", None),
+        (10, "Ben Cho", date(2026, 10, 2)),      # the day before the move (October 3rd)
+    ]
+    assert [p.seq for p in extract_pending_items("m", turns)] == [8]

@@ -59,6 +59,8 @@ _LEAD = re.compile(
 )
 _CLAUSE_END = re.compile(r"(?:주시고요?|주세요|할게요|드릴게요|겠습니다)(?=[,.]\s)")
 _TRAIL = re.compile(r"[,\s]*(?:\band\b|그리고)?[,\s]*$", re.IGNORECASE)
+# "Marcus owns integration", "피드백 취합은 태준 님이 맡는 걸로": who owns it, said again.
+_OWNERSHIP = re.compile(r"\bowns?\b|\bowner\b|맡는|맡기로|맡아|담당", re.IGNORECASE)
 _PRONOUN_ANCHOR = re.compile(r"^(?:그|그때|이|it|that|this|then|they|we)\b|^(?:그|그때|이)$", re.IGNORECASE)
 _MONTH = re.compile(r"(\d{1,2})\s*월(?!\s*요일)|\b(january|february|march|april|may|june|july|august|september"
                     r"|october|november|december)\b(?=\s+(?:the\s+)?\d|\s+[\w-]+(?:st|nd|rd|th)\b)", re.IGNORECASE)
@@ -155,6 +157,12 @@ def _sentence_candidates(
         if requested or cue.is_assignment(sentence, m)
     ]
     if named and not re.search(r"\bfrom\s+me\b", sentence, re.IGNORECASE):
+        # "I'll draft the email, and Ben can send it": the speaker's own part comes first.
+        before = sentence[: mentions[0].start]
+        if before.strip() and cue.is_commit(before, previous):
+            first = named[0]
+            first.segment = first.segment[len(before):] if first.segment.startswith(before) else first.segment
+            named.insert(0, _Candidate(cue.team_owner(before) or speaker, line, "commit", before))
         return named
     if cue.is_commit(sentence, previous):
         owners = [cue.team_owner(sentence) or speaker, *cue.partners(sentence, names, speaker)]
@@ -238,24 +246,35 @@ def _completed_item(
             return item if answers and cand.line - item.line <= windows.accept + 2 else None
         if cand.inferred:
             return item if 0 < gap <= 2 else None
-        if 0 < gap <= windows.restate and (cand.kind == "assign" or _same_subject(item, cand, turns)):
+        restates = _OWNERSHIP.search(cand.segment) or _same_subject(item, cand, turns)
+        if 0 < gap <= windows.restate and restates:
             return item
         return None
     return None
 
 
 def _same_subject(item: _Item, cand: _Candidate, turns: list[Utterance]) -> bool:
-    """The candidate names something the item's lines named (not a person, not a date)."""
+    """The candidate names something the item's lines named (not a person) or the same date
+    ("22일 금요일까지는 하겠습니다" - "스냅샷 정리는 성민 님이 22일까지 하는 걸로 할게요")."""
     names = {form.lower() for u in turns for form in cue.name_forms(u.speaker_name)}
-    said = {w for k in item.lines for w in _subject_words(turns[k].text, turns[k])} - names
-    return bool(said & (_subject_words(cand.segment, turns[cand.line]) - names))
+    said_words: set[str] = set()
+    said_dates: set[date] = set()
+    for k in item.lines:
+        words, dates = _subject_of(turns[k].text, turns[k])
+        said_words |= words
+        said_dates |= dates
+    words, dates = _subject_of(cand.segment, turns[cand.line])
+    return bool((said_words & words) - names) or bool(said_dates & dates)
 
 
-def _subject_words(text: str, turn: Utterance) -> set[str]:
-    said_on = turn.absolute_timestamp.date()
-    for m in reversed(resolve_date_expressions(text, said_on)):
+def _subject_of(text: str, turn: Utterance) -> tuple[set[str], set[date]]:
+    """Key terms (dates cut out) and the days named, resolved loosely against the line's day:
+    only for comparing two lines of the same meeting."""
+    mentions = resolve_date_expressions(text, turn.absolute_timestamp.date())
+    for m in reversed(mentions):
         text = text[: m.start] + " " + text[m.end:]
-    return {w.lower() for w in keyword_candidates(text)}
+    days = {m.date for m in mentions if m.date is not None}
+    return {w.lower() for w in keyword_candidates(text)}, days
 
 
 def _add_acceptances(items: list[_Item], turns: list[Utterance]) -> None:
@@ -340,8 +359,10 @@ def _event_date(mention: DateMention, line: int, source: str, turns: list[Uttera
     the last dated mention before it, in the same line or earlier ones, that names the event
     (a pronoun takes the nearest date)."""
     anchor = (mention.anchor or "").strip()
-    key = re.sub(r"(?:은|는|이|가|을|를|의|도)$", "", anchor.split()[0]) if anchor else ""
-    pronoun = not key or _PRONOUN_ANCHOR.match(anchor) is not None
+    pronoun = not anchor or _PRONOUN_ANCHOR.match(anchor) is not None
+    words = [w for w in anchor.split() if w.lower() not in ("the", "a", "an", "our", "this")]
+    key = re.sub(r"(?:은|는|이|가|을|를|의|도)$", "", words[0]) if words else ""
+    pronoun = pronoun or not key
     offset = max(0, turns[line].text.find(source[:20]))
     same_line = turns[line].text[: offset + mention.start]
     lines = [(line, same_line)] + [(k, turns[k].text) for k in range(line - 1, -1, -1)]

@@ -291,7 +291,8 @@ _ENGLISH: list[tuple[str, _Resolver]] = [
       r"|\bweekly\b|\bdaily\b|\beach\s+week\b)"), _undated("recurring")),
     ((rf"(?i:\b(?:in|within|for)\s+(?:a|an|{_EN_NUM})"
       r"\s+(?:days?|weeks?|months?|hours?)\b)"), _undated("duration")),
-    ((r"(?i:\b(?:before|ahead\s+of)\s+"
+    ((rf"(?i:(?:\b(?:the\s+)?(?P<enoff>(?:a|an|one|{_EN_NUM})\s+(?:days?|weeks?)|day)\s+)?"
+      r"\b(?:before|ahead\s+of)\s+"
       r"(?P<anchor>(?:it|we|they|the|our|this)\b[\w\s-]{0,30}?)(?=[.,;!?]|$)"
       r"|\bon\s+(?:launch|release|go-live)\s+day\b"
       r"|\bby\s+the\s+next\s+(?:meeting|sprint|sync)\b)"), _undated("event")),
@@ -320,11 +321,16 @@ _PARTICLE_TAIL = re.compile(r"[가-힣]*")
 
 
 def _offset_days(m: re.Match[str]) -> int:
-    """"2주 전까지" -> -14, "전날" -> -1: the offset from the event the caller dates."""
+    """"2주 전까지" -> -14, "전날" -> -1, "the day before" -> -1: the offset from the event
+    the caller dates."""
     groups = m.groupdict()
     if groups.get("off"):
         amount = int(re.match(r"\d+", groups["off"]).group(0))  # type: ignore[union-attr]
         return -amount * (7 if "주" in groups["off"] else 1)
+    if groups.get("enoff"):  # "the day before the move", "two weeks before launch"
+        count, unit = ["1", *groups["enoff"].lower().split()][-2:]
+        amount = int(count) if count.isdigit() else EN_NUMBER_WORDS.get(count, 1)
+        return -amount * (7 if unit.startswith("week") else 1)
     return -1 if m.group(0).endswith("전날") else 0
 
 
