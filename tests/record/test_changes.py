@@ -223,3 +223,38 @@ def test_ledger_grows_and_retires_live(embedder) -> None:
     checker.mark_changed(change.decision_id)
     again = checker.check(moved)
     assert again is None or again.decision_id != change.decision_id
+
+
+PRICING_MEETING1 = [
+    ("Ana Ruiz", "Okay, so the move date is September nineteenth."),
+    ("Ana Ruiz", "Let's lock the price at forty-nine dollars a month."),
+    ("Ana Ruiz", "We'll hire two designers this quarter."),
+    ("Ana Ruiz", "Final answer: Northwind for the movers."),
+    ("Ana Ruiz", "Okay, Sam Lee owns the budget."),
+    ("Sam Lee", "Sure."),
+    ("Ana Ruiz", "Okay, the trial is fourteen days."),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "past_seq"),
+    [
+        ("The move date is September twenty-sixth now.", 1),
+        ("We said forty-nine last week, but the price goes to fifty-nine.", 2),
+        ("We're hiring three designers, not two.", 3),
+        ("We'll do a twenty-one day trial instead.", 7),
+        ("Still forty-nine a month, nothing changes there.", None),
+        ("If we go annual, it'd be forty-four a month.", None),
+        ("Northwind's confirmed for the movers, truck booked for the nineteenth.", None),
+        ("The office party is on September twenty-sixth.", None),
+        ("Sam, you still own the budget, right?", None),
+        ("Our churn was four percent last month.", None),
+    ],
+)
+def test_another_domain_in_english(embedder, text: str, past_seq: int | None) -> None:
+    week1 = datetime(2026, 8, 3, 10, 0, tzinfo=timezone(timedelta(hours=-7)))
+    past = meeting(PRICING_MEETING1, week1)
+    checker = ChangeDetector(embedder, extract_decisions("week1", past, week1), meeting_id="week2",
+                             started_at=week1 + timedelta(days=7), names=["Ana Ruiz", "Sam Lee"])
+    change = checker.check(line(text, "Ana Ruiz"))
+    assert (change.past.seq if change else None) == past_seq

@@ -25,7 +25,10 @@ _EN_SETTLE = re.compile(
     r"|\bowns?\b|\bis the pick\b|\bwe(?:'re| are) going (?:to|with)\b|\bmoves? to\b|\bwe launch\b|\bdropping\b"
     r"|\b(?:so|okay|ok|then)\b.*(?:\b(?:is|are)\b|\w['’]s\b(?! been))|\bthen\W*$|\binstead\b|\bwe'?ll (?:do|use|keep|run)\b"
     r"|\b(?:switch|chang|mov|push|bump|cut|rais|lower|extend|reduc|increas|shift)\w*\b(?! on\b)[^.,]{0,25}\bto\b(?!\s+(?:be|do|have|get|make|go|see|the\s+next)\b)"
-    r"|\bnow (?:is|are)\b|\b(?:is|are) now\b|\bit is\W*$|\bsounds good\b|\bdeal\b|\bdone\W*$",
+    r"|\bnow (?:is|are)\b|\b(?:is|are) now\b|\bnow\W*$|\b(?:goes|went) (?:up |down )?to\b|\bwill be\b|'ll be\b"
+    r"|\bwe(?:'re| are) (?:hiring|moving|launching|shipping|using|switching|going|doing|keeping|capping|setting"
+    r"|pushing|dropping|raising|lowering|cutting|adding|signing|picking)\b"
+    r"|\bwe(?:'ll| will) (?!(?:see|think|talk|discuss|figure|check|look|revisit|need|probably|maybe|have to|try)\b)|\bit is\W*$|\bsounds good\b|\bdeal\b|\bdone\W*$",
     re.IGNORECASE,
 )
 _KO_STATES = re.compile(r"[가-힣A-Za-z0-9]+(?:은|는)\s[^.?!]*[0-9가-힣%]\s?(?:입니다|이에요|예요|이고요)\W*$")
@@ -39,7 +42,7 @@ _KO_HEDGE = re.compile(
 )
 _EN_HEDGE = re.compile(
     r"\b(?:maybe|might|could|would|should we|how about|what about|was thinking|i think|i'd|suggest|propose"
-    r"|probably|guess|options|revisit|close (?:that|this|it) out|pick (?:that|this|it) (?:back )?up|come back to|option \w+ (?:is|was|would)|versus|vs|or|offered|figure (?:that |it )?out|next week too)\b",
+    r"|probably|guess|options|feels?|seems?|more like|looks like|revisit|close (?:that|this|it) out|pick (?:that|this|it) (?:back )?up|come back to|option \w+ (?:is|was|would)|versus|vs|or|offered|figure (?:that |it )?out|next week too)\b",
     re.IGNORECASE,
 )
 # Hypotheticals: a condition ("-면", "만약", "if") other than "-면 돼요" (it is enough to).

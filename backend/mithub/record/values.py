@@ -210,6 +210,7 @@ _EN_UNITS: list[tuple[re.Pattern[str], str, str, float]] = [
 ]
 _EN_TIME = re.compile(r"\s?(?:a\.?m\.?|p\.?m\.?|o'clock)(?![a-z])", re.I)
 _EN_COUNT_NOUN = re.compile(r"\s+(?:([a-z]+)\s+)?([a-z][a-z-]{2,}s)\b")
+_EN_COUNT_NOUN_NEXT = re.compile(r"\s+()([a-z][a-z-]{2,}s)\b")
 _EN_COUNT_ADJECTIVES = frozenset({"more", "new", "extra", "additional", "full-time", "senior", "junior"})
 
 
@@ -235,9 +236,10 @@ def _with_english_unit(text: str, start: int, end: int, number: float) -> Value:
         return Value("time", text[start:time.end()], start, time.end(), minutes)
     if re.search(r"\bat\s+$", text[max(0, start - 4):start]) and number <= 12:
         return Value("time", text[start:end], start, end, number * 60, "", loose=True)
-    noun = _EN_COUNT_NOUN.match(text, end)
-    if noun is not None and not ({noun.group(1), noun.group(2)} & (ENGLISH_STOPWORDS - _EN_COUNT_ADJECTIVES)):
-        return Value("count", text[start:noun.end()], start, noun.end(), number, noun.group(2).rstrip("s"))
+    for pattern in (_EN_COUNT_NOUN_NEXT, _EN_COUNT_NOUN):  # "two designers", then "3 more designers"
+        noun = pattern.match(text, end)
+        if noun is not None and not ({noun.group(1), noun.group(2)} & (ENGLISH_STOPWORDS - _EN_COUNT_ADJECTIVES)):
+            return Value("count", text[start:noun.end()], start, noun.end(), number, noun.group(2).rstrip("s"))
     return Value("number", text[start:end], start, end, number)
 
 
