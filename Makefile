@@ -39,6 +39,8 @@ demo: install
 	MEMORY_CACHE_DIR=$(DEMO_DIR)/memory $(BIN)/mithub replay $(DEMO_MEETING_2) --meeting-id demo-ko-2 \
 	  --series demo-ko --started-at 2026-05-11T10:00:00+09:00 --database-url $(DEMO_STORE) --calls \
 	  --question "$(DEMO_QUESTION)"
+	$(BIN)/mithub decisions --series demo-ko --database-url $(DEMO_STORE)
+	$(BIN)/mithub actions --series demo-ko --database-url $(DEMO_STORE)
 
 test: install-test
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

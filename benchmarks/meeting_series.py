@@ -10,8 +10,9 @@ meeting in the context), span recall (share of its gold turns in the context), t
 share of today's transcript and build time, next to the baselines of the data's README.
 
 The one weight chosen here, the past share of the evidence budget for questions without a
-past cue (`MEMORY_PAST_SHARE`), is chosen by cross-validation over series: tuned on the
-other folds, scored on the fold held back.
+past cue (`MEMORY_PAST_SHARE`, fixed or raised by how much of the question was never said
+today), is chosen by cross-validation over series: tuned on the other folds, scored on the
+fold held back.
 
     .venv/bin/python benchmarks/meeting_series.py [--series N] [--no-write] [--scale]
 """
@@ -45,6 +46,7 @@ from mithub.store.memory import InMemoryRepository  # noqa: E402
 
 DATA = REPO_ROOT.parent / "shared" / "benchmarks" / "data"
 SHARES = (0.2, 0.35, 0.5, 0.65)
+VARIANTS = [(share, adaptive) for adaptive in (True, False) for share in SHARES]
 FOLDS = 5
 BASELINES = [
     ("BM25 over today's meeting only, top 10 turns", "0", "-", "0.789", "0.067"),
@@ -105,10 +107,11 @@ def score(ctx, q: dict, today_id: str, turn_maps: dict[str, dict[int, int]], tod
 
 
 async def evaluate(series: list[dict], meetings: dict, queries: list[dict], embedder,  # noqa: ANN001
-                   config: ContextConfig) -> tuple[dict[float, list[dict]], dict[float, list[float]]]:
-    """Rows per question for every candidate past share, from one replay of each series."""
-    rows: dict[float, list[dict]] = {s: [] for s in SHARES}
-    build_ms: dict[float, list[float]] = {s: [] for s in SHARES}
+                   config: ContextConfig) -> tuple[dict[tuple, list[dict]], dict[tuple, list[float]]]:
+    """Rows per question for every candidate (past share, adaptive), from one replay of each
+    series and one memory (the share is the builder's)."""
+    rows: dict[tuple, list[dict]] = {v: [] for v in VARIANTS}
+    build_ms: dict[tuple, list[float]] = {v: [] for v in VARIANTS}
     for entry in tqdm(series, desc="series", file=sys.stderr):
         sid = entry["series_id"]
         repo = InMemoryRepository()
@@ -121,21 +124,24 @@ async def evaluate(series: list[dict], meetings: dict, queries: list[dict], embe
                 last = (await repo.get_last_utterances(info["meeting_id"], 1))[0]
                 await repo.end_meeting(info["meeting_id"], at=last.absolute_timestamp)
         today_id = entry["meetings"][-1]["meeting_id"]
-        for share in SHARES:
-            memory = OrganisationMemory(repo, embedder, config=MemoryConfig(cache_dir="", past_share=share),
-                                        count_text=_budget().count, turn_max_tokens=config.excerpt_turn_max_tokens,
-                                        progress=False)
+        memory = OrganisationMemory(repo, embedder, config=MemoryConfig(cache_dir=""),
+                                    count_text=_budget().count, turn_max_tokens=config.excerpt_turn_max_tokens,
+                                    progress=False)
+        await memory.sync(force=True)
+        transcript = None
+        for share, adaptive in VARIANTS:
             builder = ContextBuilder(config=config, embedder=embedder, budget=_budget(), past=memory,
-                                     past_share=share, past_cue_share=MemoryConfig().past_cue_share)
-            await memory.sync(force=True)
-            transcript = builder.new_transcript_index()
-            transcript.add(await repo.get_utterances(today_id))
+                                     past_share=share, past_cue_share=MemoryConfig().past_cue_share,
+                                     adaptive_past_share=adaptive)
+            if transcript is None:
+                transcript = builder.new_transcript_index()
+                transcript.add(await repo.get_utterances(today_id))
             for q in (q for q in queries if q["series_id"] == sid):
                 t0 = time.perf_counter()
                 ctx = builder.build_context("IMMEDIATE_RESPONSE", manager, q["query"], transcript=transcript,
                                             series_id=sid)
-                build_ms[share].append((time.perf_counter() - t0) * 1000)
-                rows[share].append(score(ctx, q, today_id, turn_maps, transcript.total_tokens))
+                build_ms[(share, adaptive)].append((time.perf_counter() - t0) * 1000)
+                rows[(share, adaptive)].append(score(ctx, q, today_id, turn_maps, transcript.total_tokens))
     return rows, build_ms
 
 
@@ -158,21 +164,26 @@ def objective(rows: list[dict]) -> float:
     return (np.mean(past) if past else 0.0) / 2 + (np.mean(today) if today else 0.0) / 2
 
 
-def cross_validate(rows: dict[float, list[dict]], series_ids: list[str]) -> tuple[list[dict], list[tuple]]:
-    """Per fold of series: the share that scores best on the other folds, and its rows on
-    this fold. Returns the held-out rows of every fold and (fold, chosen share, figures)."""
+def cross_validate(rows: dict[tuple, list[dict]], series_ids: list[str]) -> tuple[list[dict], list[tuple]]:
+    """Per fold of series: the variant that scores best on the other folds, and its rows on
+    this fold. Returns the held-out rows of every fold and (fold, chosen variant, figures)."""
     folds = [series_ids[i::FOLDS] for i in range(FOLDS)]
     held_out: list[dict] = []
     report = []
     for k, fold in enumerate(folds):
         if not fold:
             continue
-        train = {s: [r for r in rows[s] if r["series"] not in fold] for s in SHARES}
-        chosen = max(SHARES, key=lambda s: (objective(train[s]), -abs(s - 0.35)))
+        train = {v: [r for r in rows[v] if r["series"] not in fold] for v in VARIANTS}
+        chosen = max(VARIANTS, key=lambda v: objective(train[v]))
         test = [r for r in rows[chosen] if r["series"] in fold]
         held_out += test
-        report.append((k + 1, chosen, summarise(test)))
+        report.append((k + 1, _name(chosen), summarise(test)))
     return held_out, report
+
+
+def _name(variant: tuple) -> str:
+    share, adaptive = variant
+    return f"{share}" + (" adaptive" if adaptive else " fixed")
 
 
 def summarise(rows: list[dict]) -> dict:
@@ -203,11 +214,11 @@ def main() -> None:
         rows, build_ms = asyncio.run(evaluate(series, meetings, queries, embedder, config))
     finally:
         disk.save()
-    default = MemoryConfig().past_share
+    default = (MemoryConfig().past_share, True)
     held_out, folds = cross_validate(rows, [s["series_id"] for s in series])
-    table = [[f"MitHub, default `MEMORY_PAST_SHARE={default}`", *_fmt(summarise(rows[default]))],
-             ["MitHub, share chosen per fold (held-out folds pooled)", *_fmt(summarise(held_out))]]
-    table += [[f"  past share {s}", *_fmt(summarise(rows[s]))] for s in SHARES if s != default]
+    table = [[f"MitHub, default (`MEMORY_PAST_SHARE={default[0]}`, adaptive)", *_fmt(summarise(rows[default]))],
+             ["MitHub, variant chosen per fold (held-out folds pooled)", *_fmt(summarise(held_out))]]
+    table += [[f"  past share {_name(v)}", *_fmt(summarise(rows[v]))] for v in VARIANTS if v != default]
     table += [[name, past_hit, past_recall, today_hit, today_recall, "-"]
               for name, past_hit, past_recall, today_hit, today_recall in BASELINES]
     fold_table = [[k, share, *_fmt(s)] for k, share, s in folds]
@@ -225,7 +236,7 @@ def main() -> None:
                           "share"], fold_table)
         + f"\n\nSpread across folds: past hit {min(spread[0]):.3f}–{max(spread[0]):.3f}, "
         f"today's hit {min(spread[1]):.3f}–{max(spread[1]):.3f}."
-        + f"\n\nContext build time per question (default share, memory synced): p50 "
+        + f"\n\nContext build time per question (default, memory synced): p50 "
         f"{np.percentile(build_ms[default], 50):.1f} ms, p95 {np.percentile(build_ms[default], 95):.1f} ms.\n"
     )
     print(body)

@@ -137,7 +137,7 @@ class MemoryConfig(BaseSettings):
                            "(rebuilt from the store when missing or stale)")
     sync_seconds: float = Field(2.0, ge=0, description="how often a process checks the store "
                                 "for newly finished meetings (at most, and only when asked)")
-    past_share: float = Field(0.35, ge=0, le=1, description="share of the evidence budget for "
+    past_share: float = Field(0.5, ge=0, le=1, description="share of the evidence budget for "
                               "past meetings when the question does not point at the past")
     past_cue_share: float = Field(0.75, ge=0, le=1, description="that share when it does "
                                   "(\"지난 회의\", \"last week\", \"previously\"...)")

@@ -34,6 +34,7 @@ from pydantic import ValidationError
 
 from mithub.agent import AgentPipeline, MeetingSession
 from mithub.clock import Clock, utc_now
+from mithub.agent.decision_watch import DecisionWatch, record_meeting
 from mithub.agent.runtime import memory_builder
 from mithub.context.factory import create_context_manager
 from mithub.context.manager import ContextManager
@@ -41,6 +42,7 @@ from mithub.context.models import NewUtterance, Participant
 from mithub.errors import BackPressureError
 from mithub.llm.factory import create_llm_client
 from mithub.observability import participant_joined, participant_left
+from mithub.record.models import Decision, DecisionChange
 from mithub.store.session import AttachedMeeting, attach_meeting
 from mithub_worker.calls import AgentCalls
 from mithub_worker.resources import WorkerResources
@@ -91,6 +93,7 @@ class MeetingBot:
         self.calls: AgentCalls | None = None
         self.meeting_start: datetime | None = None
         self.restored_seq = 0
+        self.watch: DecisionWatch | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -120,6 +123,17 @@ class MeetingBot:
                                  series_id=self.series_id)
         self.calls = AgentCalls(self.room, session, pipeline, config.worker,
                                 korean=config.stt.language == "ko")
+        info = await attached.repository.inner.meeting_info(self.meeting_id)
+        self.watch = DecisionWatch(attached.repository.inner, config.embedder, meeting_id=self.meeting_id,
+                                   series_id=self.series_id,
+                                   started_at=info.started_at if info else self.meeting_start,
+                                   on_change=self._post_change_notice)
+        try:
+            await self.watch.start()
+        except Exception as exc:  # noqa: BLE001 - the meeting goes on; only change notices are off
+            logger.warning("decision_watch_unavailable", meeting_id=self.meeting_id,
+                           error=f"{type(exc).__name__}: {exc}")
+            self.watch = None
         self._ingest_task = asyncio.create_task(self._ingest_loop(), name="ingest")
         self._listen()
         logger.info("meeting_bot_started", meeting_id=self.meeting_id,
@@ -171,6 +185,7 @@ class MeetingBot:
         assert self.attached is not None
         try:
             await self.attached.repository.drain()
+            await record_meeting(self.attached.repository.inner, self.meeting_id)
             await self.attached.repository.inner.end_meeting(self.meeting_id)
             logger.info("meeting_ended", meeting_id=self.meeting_id, series_id=self.series_id)
         except Exception as exc:  # noqa: BLE001 - everything is stored; only the end mark is missing
@@ -277,7 +292,8 @@ class MeetingBot:
         while (utterance := await self._ingest.get()) is not None:
             while True:
                 try:
-                    await self.manager.add_utterance(utterance)
+                    stored = await self.manager.add_utterance(utterance)
+                    await self._check_decisions(stored)
                     break
                 except BackPressureError as exc:  # the database is down and the queue is full
                     logger.warning("ingest_waiting_for_database", meeting_id=self.meeting_id,
@@ -287,6 +303,23 @@ class MeetingBot:
                     logger.error("ingest_failed", meeting_id=self.meeting_id,
                                  speaker_id=utterance.speaker_id, error=f"{type(exc).__name__}: {exc}")
                     break
+
+    async def _check_decisions(self, stored: list) -> None:
+        if self.watch is None:
+            return
+        try:
+            await self.watch.observe(stored)
+        except Exception as exc:  # noqa: BLE001 - the utterance is stored; only the check is lost
+            logger.warning("decision_check_failed", meeting_id=self.meeting_id,
+                           error=f"{type(exc).__name__}: {exc}")
+
+    async def _post_change_notice(self, change: DecisionChange, _decision: Decision, notice: str) -> None:
+        """Tell the room, with both quotes, that a past decision was just changed."""
+        try:
+            await self.room.local_participant.send_text(notice, topic=TOPIC_CHAT)
+        except Exception as exc:  # noqa: BLE001 - the change is stored and counted anyway
+            logger.warning("change_notice_failed", meeting_id=self.meeting_id, seq=change.seq,
+                           error=f"{type(exc).__name__}: {exc}")
 
     async def _publish_caption(self, transcript: Transcript) -> None:
         """Live captions on lk.transcription, attributed to the speaker's microphone track,

@@ -90,7 +90,10 @@ async def _replay(args: argparse.Namespace) -> int:
         raise InputError("file not found; check the path", source=args.transcript)
     url = _database_url(args.database_url)
     if url is None:
-        return await _run(args, meeting_id, start, InMemoryRepository(), persisted=False)
+        memory = InMemoryRepository()
+        await memory.ensure_meeting(meeting_id, title=args.title or args.transcript.name,
+                                    series_id=args.series, started_at=start)
+        return await _run(args, meeting_id, start, memory, persisted=False, catalog=memory)
 
     from mithub.config import get_context_config
     from mithub.embedders import load_embedder
@@ -139,8 +142,13 @@ async def _run(
         last = (await repository.get_last_utterances(meeting_id, 1))[0]
         print(f"resuming meeting {meeting_id} after utterance {last.id}", file=sys.stderr)
         pieces = resume_after(pieces, last, meeting_id=meeting_id, source=args.transcript)
-    await _feed(args, manager, repository, pieces, clock)
+    watch = await _decision_watch(args, meeting_id, start, catalog, embedder)
+    await _feed(args, manager, repository, pieces, clock, watch)
     await manager.finalize()
+    if catalog is not None:
+        from mithub.agent.decision_watch import record_meeting
+
+        await record_meeting(catalog, meeting_id)
 
     if manager.last_seq == 0:
         raise InputError("no valid utterance in the file; see the warnings above", source=args.transcript)
@@ -185,8 +193,26 @@ async def _agent_calls(manager: ContextManager, repository: MeetingRepository, l
         print(answer.render_text())
 
 
+async def _decision_watch(args: argparse.Namespace, meeting_id: str, start: datetime, catalog: Any,
+                          embedder: Any) -> Any:
+    """Checks each line against the active decisions of the series' earlier meetings and
+    prints a notice when one is changed, as the bot posts it in the room."""
+    from mithub.agent.decision_watch import DecisionWatch
+    from mithub.embedders import load_embedder
+
+    async def announce(_change: Any, _decision: Any, notice: str) -> None:
+        if not args.json:
+            print(f"\n{notice}\n", flush=True)
+
+    watch = DecisionWatch(catalog, embedder or load_embedder(), meeting_id=meeting_id,
+                          series_id=args.series or meeting_id, started_at=start, on_change=announce)
+    await watch.start()
+    return watch
+
+
 async def _feed(
-    args: argparse.Namespace, manager: ContextManager, repository: Any, pieces: Any, clock: Any
+    args: argparse.Namespace, manager: ContextManager, repository: Any, pieces: Any, clock: Any,
+    watch: Any = None,
 ) -> None:
     from tqdm import tqdm
 
@@ -200,10 +226,12 @@ async def _feed(
         clock.set(piece.line_timestamp)
         while True:
             try:
-                await manager.add_utterance(piece.utterance)
+                stored = await manager.add_utterance(piece.utterance)
                 break
             except BackPressureError as exc:  # the database is down and the queue is full
                 print(f"warning: {exc}; waiting for the database", file=sys.stderr)
                 await repository.drain()
+        if watch is not None:
+            await watch.observe(stored)
         progress.update(piece.line - progress.n)
     progress.close()

@@ -46,7 +46,7 @@ from mithub.context.models import (
     TranscriptExcerpt,
     Utterance,
 )
-from mithub.context.transcript_index import TranscriptIndex
+from mithub.context.transcript_index import TranscriptIndex, query_terms
 from mithub.embedders import Embedder
 from mithub.observability import record_context_built
 
@@ -68,6 +68,10 @@ class PastMeetingSearch(Protocol):
         """Tokens of the past transcripts a search for `series_id` would cover."""
         ...
 
+    def mentions(self, terms: list[str], series_id: str | None) -> set[str]:
+        """The terms said in some past meeting a search for `series_id` would cover."""
+        ...
+
 
 class ContextBuilder:
     def __init__(
@@ -78,8 +82,9 @@ class ContextBuilder:
         budget: TokenBudgetManager | None = None,
         documents: DocumentSearch | None = None,
         past: PastMeetingSearch | None = None,
-        past_share: float = 0.35,
+        past_share: float = 0.5,
         past_cue_share: float = 0.75,
+        adaptive_past_share: bool = True,
         clock: Clock = utc_now,
     ) -> None:
         self.config = config
@@ -89,6 +94,7 @@ class ContextBuilder:
         self.past = past
         self.past_share = past_share
         self.past_cue_share = past_cue_share
+        self.adaptive_past_share = adaptive_past_share
         self._clock = clock
         self._model = ModelBudget.for_window(config.model_context_window)
         self._segment_costs: dict[tuple, int] = {}
@@ -158,7 +164,7 @@ class ContextBuilder:
         recent_spent = self.lines_cost([utterance_line(u) for u in recent])
         evidence_budget = kinds["evidence"] + max(kinds["recent"] - recent_spent, 0)
         past_topics, past_excerpts = self._past_evidence(
-            call_type, query, manager.meeting_id, series_id, evidence_budget)
+            call_type, query, manager.meeting_id, series_id, transcript, evidence_budget)
         past_spent = sum(t.tokens for t in past_topics) + sum(e.tokens for e in past_excerpts)
         excerpts, documents = self._evidence(call_type, query, transcript, recent,
                                              evidence_budget - past_spent)
@@ -282,16 +288,33 @@ class ContextBuilder:
 
     def _past_evidence(
         self, call_type: AgentCallType, query: str | None, meeting_id: str, series_id: str | None,
-        budget: int,
+        transcript: TranscriptIndex | None, budget: int,
     ) -> tuple[list[PastTopic], list[PastExcerpt]]:
         """Past meetings get a share of the evidence budget: most of it when the question
         points at the past ("지난주", "last time"), a smaller part otherwise (the answer may
         still lie there), none for call types about today's meeting alone."""
         if self.past is None or not query or call_type not in ("IMMEDIATE_RESPONSE", "SEARCH"):
             return [], []
-        share = self.past_cue_share if asks_about_past(query) else self.past_share
+        share = self.past_budget_share(query, series_id, transcript)
         return self.past.search_past(query, series_id=series_id, exclude_meeting_id=meeting_id,
                                      budget_tokens=int(budget * share))
+
+    def past_budget_share(self, query: str, series_id: str | None, transcript: TranscriptIndex | None) -> float:
+        """`past_cue_share` for a question that points at the past; otherwise between
+        `past_share` and that, by how much of what the question is about was never said today
+        (its terms said in past meetings but not in today's transcript)."""
+        if asks_about_past(query):
+            return self.past_cue_share
+        if not self.adaptive_past_share:
+            return self.past_share
+        terms = query_terms(query)
+        said_before = self.past.mentions(terms, series_id) if self.past else set()
+        said_today = transcript.mentions(terms) if transcript is not None else set()
+        known = said_before | said_today
+        if not known:
+            return self.past_share
+        unseen_today = len(known - said_today) / len(known)
+        return self.past_share + (self.past_cue_share - self.past_share) * unseen_today
 
     def _document_passages(self, query: str, budget: int) -> list[DocumentPassage]:
         assert self._documents is not None

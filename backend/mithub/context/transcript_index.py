@@ -70,6 +70,9 @@ class IncrementalBM25:
     def __len__(self) -> int:
         return len(self._lengths)
 
+    def has(self, term: str) -> bool:
+        return bool(self._postings.get(term))
+
     def scores(self, query_tokens: Sequence[str]) -> np.ndarray:
         n = len(self._lengths)
         out = np.zeros(n, dtype=np.float32)
@@ -169,6 +172,10 @@ class TranscriptIndex:
             self._speaker_names.setdefault(utterance.speaker_id, utterance.speaker_name.lower())
         self._utterances.extend(fresh)
         self._vectors = np.concatenate([self._vectors, vectors])
+
+    def mentions(self, terms: Sequence[str]) -> set[str]:
+        """The terms that occur in some indexed turn."""
+        return {t for t in terms if self._bm25.has(t)}
 
     def relevance(self, query: str) -> np.ndarray:
         """Per turn: BM25 (scaled to the best turn) mixed with the dense cosine above the

@@ -163,13 +163,22 @@ class OrganisationMemory:
 
     # ------------------------------------------------------------------ search
 
+    def mentions(self, terms: list[str], series_id: str | None) -> set[str]:
+        """The terms said in some past meeting in scope."""
+        with self._lock:
+            pool = self._pool(series_id)
+            return set().union(*(s.mentions(terms) for s in pool)) if pool else set()
+
+    def _pool(self, series_id: str | None) -> list[SeriesMemory]:
+        if self.config.scope == "series":
+            return [self.series[series_id]] if series_id in self.series else []
+        return list(self.series.values())
+
     def past_tokens(self, series_id: str | None) -> int:
         if not self.enabled:
             return 0
         with self._lock:
-            if self.config.scope == "series":
-                return self.series[series_id].total_tokens if series_id in self.series else 0
-            return sum(s.total_tokens for s in self.series.values())
+            return sum(s.total_tokens for s in self._pool(series_id))
 
     def search_past(
         self, query: str, *, series_id: str | None, exclude_meeting_id: str, budget_tokens: int
@@ -179,11 +188,7 @@ class OrganisationMemory:
         if not self.enabled or budget_tokens <= 0:
             return [], []
         with self._lock:
-            if self.config.scope == "series":
-                pool = [self.series[series_id]] if series_id in self.series else []
-            else:
-                pool = list(self.series.values())
-            found = [s.search(query, budget_tokens) for s in pool if len(s)]
+            found = [s.search(query, budget_tokens) for s in self._pool(series_id) if len(s)]
         topics = sorted((t for f in found for t in f[0]), key=lambda t: -t.score)
         excerpts = sorted((e for f in found for e in f[1]), key=lambda e: -e.score)
         excerpts = [e for e in excerpts if e.meeting.meeting_id != exclude_meeting_id]

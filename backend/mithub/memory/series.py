@@ -93,6 +93,9 @@ class SeriesMemory:
 
     # ------------------------------------------------------------------ search
 
+    def mentions(self, terms: list[str]) -> set[str]:
+        return self._index.mentions(terms)
+
     def search(self, query: str, budget_tokens: int) -> tuple[list[PastTopic], list[PastExcerpt]]:
         if not self._rows or budget_tokens <= 0:
             return [], []

@@ -8,7 +8,9 @@ from mithub.observability.record import (
     participant_joined,
     participant_left,
     record_agent_call,
+    record_change_check,
     record_context_built,
+    record_decision_change,
     record_ingest,
     record_l1_update,
     record_llm_request,
@@ -21,7 +23,8 @@ from mithub.observability.record import (
 
 __all__ = [
     "METRICS_CONTENT_TYPE", "MeetingGauges", "bind_log_context", "configure_logging",
-    "participant_joined", "participant_left", "record_agent_call", "record_context_built",
+    "participant_joined", "participant_left", "record_agent_call", "record_change_check",
+    "record_context_built", "record_decision_change",
     "record_ingest", "record_l1_update", "record_llm_request", "record_stt", "record_stt_error",
     "record_topic_change", "render_metrics", "retrieval_timer", "start_metrics_server",
     "track_meeting",

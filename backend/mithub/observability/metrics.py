@@ -50,6 +50,12 @@ L1_UPDATE_LAG = Gauge(
     "Turns ingested but not yet summarized into L1, over the live meetings of this process")
 TOPIC_CHANGES = Counter(
     "mithub_topic_changes_total", "Topic changes, by the detector that reported them", ["detector"])
+DECISION_CHANGES = Counter(
+    "mithub_decision_changes_total",
+    "Lines that changed or contradicted an active decision of the series (explicit/implicit)", ["kind"])
+CHANGE_CHECK_LATENCY = Histogram(
+    "mithub_decision_change_check_seconds", "Change check of one stored utterance against the ledger",
+    buckets=FAST)
 
 # ---------------------------------------------------------------- agent calls
 AGENT_CALLS = Counter(

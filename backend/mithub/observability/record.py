@@ -44,6 +44,17 @@ def record_topic_change(detector: str) -> None:
     m.TOPIC_CHANGES.labels(_bounded(detector, DETECTORS)).inc()
 
 
+DECISION_CHANGE_KINDS = frozenset({"explicit", "implicit"})
+
+
+def record_decision_change(kind: str) -> None:
+    m.DECISION_CHANGES.labels(_bounded(kind, DECISION_CHANGE_KINDS)).inc()
+
+
+def record_change_check(seconds: float) -> None:
+    m.CHANGE_CHECK_LATENCY.observe(seconds)
+
+
 # ---------------------------------------------------------------- agent calls
 
 def record_context_built(call_type: str, seconds: float, tokens: int) -> None:
@@ -190,6 +201,8 @@ def _initialize_series() -> None:
         m.AGENT_ANSWERS.labels(mode)
     for detector in DETECTORS:
         m.TOPIC_CHANGES.labels(detector)
+    for kind in DECISION_CHANGE_KINDS:
+        m.DECISION_CHANGES.labels(kind)
     for reason in L1_REASONS:
         m.L1_UPDATES.labels(reason)
     for summary_mode in SUMMARY_MODES:

@@ -14,6 +14,8 @@ import numpy as np
 from mithub.clock import utc_now
 from mithub.context.models import TopicSegment, Utterance
 from mithub.context.repository import ManagerState
+from mithub.record.meeting_record import MeetingRecord
+from mithub.record.models import DecisionChange
 from mithub.store.records import MeetingInfo
 
 
@@ -24,7 +26,25 @@ class InMemoryRepository:
         self._segments: dict[str, dict[str, TopicSegment]] = {}
         self._states: dict[str, ManagerState] = {}
         self._meetings: dict[str, MeetingInfo] = {}
+        self._records: dict[str, MeetingRecord] = {}
+        self._changes: dict[tuple[str, int], tuple[str, DecisionChange]] = {}
         self.commits = 0
+
+    # The meeting record and the changes detected live (the series ledger's sources).
+
+    async def save_meeting_record(self, record: MeetingRecord) -> None:
+        self._records[record.meeting_id] = record.model_copy(deep=True)
+
+    async def series_records(self, series_id: str) -> list[MeetingRecord]:
+        found = [r for r in self._records.values() if r.series_id == series_id]
+        return sorted(found, key=lambda r: (r.started_at, r.meeting_id))
+
+    async def save_decision_change(self, series_id: str, change: DecisionChange) -> None:
+        self._changes[(change.meeting_id, change.seq)] = (series_id, change.model_copy(deep=True))
+
+    async def series_changes(self, series_id: str) -> list[DecisionChange]:
+        found = [c for s, c in self._changes.values() if s == series_id]
+        return sorted(found, key=lambda c: (c.time, c.meeting_id, c.seq))
 
     # The meeting catalog part the organisation's memory reads (a series of replays in one
     # process, as in the demo): identity, dates and the end of each meeting.

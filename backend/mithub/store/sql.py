@@ -25,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from mithub.clock import Clock, utc_now
 from mithub.context.models import TopicSegment, Utterance
 from mithub.context.repository import ManagerState
-from mithub.store.catalog import SEGMENTS, STATES, UTTERANCES, SqlCatalog
+from mithub.store.catalog import SEGMENTS, STATES, UTTERANCES
 from mithub.store.codec import (
     segment_from_row,
     segment_values,
@@ -39,12 +39,13 @@ from mithub.store.embedding_cache import stored_vectors
 from mithub.store.lease import LeaseManager, MeetingLease, default_owner
 from mithub.store.metrics import DB_WRITE_SECONDS
 from mithub.store.pg_fast import PG_FENCED_INSERT_UTTERANCE, PG_INSERT_UTTERANCE
+from mithub.store.record_store import SqlRecordStore
 
 logger = structlog.get_logger(__name__)
 
 
-class SqlRepository(SqlCatalog):
-    """MeetingRepository + MeetingCatalog + writer leases over one `Database`."""
+class SqlRepository(SqlRecordStore):
+    """MeetingRepository + MeetingCatalog + meeting records + writer leases over one `Database`."""
 
     def __init__(
         self, database: Database, *, owner: str | None = None, clock: Clock = utc_now

@@ -209,3 +209,36 @@ class EmbeddingCacheRow(Base):
     text_hash: Mapped[bytes] = mapped_column(LargeBinary(16), primary_key=True)
     seq: Mapped[int] = mapped_column(BigInteger)
     vector: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class MeetingRecordRow(Base):
+    """What a meeting settled (decisions, action items, pending items), extracted when it
+    ended: one row per meeting, replaced if it ends again."""
+
+    __tablename__ = "meeting_records"
+
+    meeting_id: Mapped[str] = mapped_column(String(200), _meeting_fk(), primary_key=True)
+    series_id: Mapped[str] = mapped_column(String(200), index=True)
+    started_at: Mapped[datetime]
+    last_seq: Mapped[int] = mapped_column(BigInteger)
+    decisions: Mapped[list[Any]]
+    action_items: Mapped[list[Any]]
+    pending_items: Mapped[list[Any]]
+    extracted_at: Mapped[datetime]
+
+
+class DecisionChangeRow(Base):
+    """A line that changed or contradicted an active decision of the series, as detected live."""
+
+    __tablename__ = "decision_changes"
+
+    meeting_id: Mapped[str] = mapped_column(String(200), _meeting_fk(), primary_key=True)
+    seq: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    series_id: Mapped[str] = mapped_column(String(200), index=True)
+    decision_id: Mapped[str] = mapped_column(String(300))
+    kind: Mapped[str] = mapped_column(String(20))
+    speaker: Mapped[str] = mapped_column(String(200))
+    time: Mapped[datetime]
+    quote: Mapped[str] = mapped_column(Text)
+    past: Mapped[dict[str, Any]]
+    detected_at: Mapped[datetime]

@@ -1,0 +1,178 @@
+"""Live notice of changes to past decisions (DESIGN §5, seed 002 §1.1): every stored line of
+today's meeting is checked against the active decisions of its series; a line that changes
+or contradicts one is stored, counted, marks the old decision changed in the ledger, and is
+announced (the worker posts the notice in the room chat).
+
+    watch = DecisionWatch(store, embedder, meeting_id=..., series_id=..., started_at=...,
+                          on_change=post_notice)
+    await watch.start()               # the series' ledger, embedded once
+    await watch.observe(stored)       # after each add_utterance
+    ...
+    await record_meeting(store, meeting_id)   # when the meeting ends: its record, stored
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime
+from typing import Protocol
+from zoneinfo import ZoneInfo
+
+import structlog
+
+from mithub.config import get_memory_config
+from mithub.context.models import Utterance
+from mithub.embedders.base import Embedder
+from mithub.observability import record_change_check, record_decision_change
+from mithub.record.changes import ChangeDetector, PairCheck
+from mithub.record.decisions import local_date
+from mithub.record.ledger import SeriesLedger, build_ledger
+from mithub.record.meeting_record import MeetingRecord, extract_record
+from mithub.record.models import Decision, DecisionChange
+from mithub.store.records import MeetingInfo
+from mithub.text import has_hangul
+
+logger = structlog.get_logger(__name__)
+
+ChangeCallback = Callable[[DecisionChange, Decision, str], Awaitable[None]]
+CONTEXT_LINES = 3  # lines before a checked one that it may lean on ("그럼 그걸로 하죠")
+
+
+class RecordStore(Protocol):
+    async def meeting_info(self, meeting_id: str) -> MeetingInfo | None: ...
+
+    async def get_utterances(self, meeting_id: str, *, after_seq: int = 0, until_seq: int | None = None,
+                             limit: int | None = None) -> list[Utterance]: ...
+
+    async def save_meeting_record(self, record: MeetingRecord) -> None: ...
+
+    async def series_records(self, series_id: str) -> list[MeetingRecord]: ...
+
+    async def save_decision_change(self, series_id: str, change: DecisionChange) -> None: ...
+
+    async def series_changes(self, series_id: str) -> list[DecisionChange]: ...
+
+
+async def record_meeting(store: RecordStore, meeting_id: str) -> MeetingRecord | None:
+    """Extract and store the record of a meeting (at its end): its decisions join the
+    series' ledger, where later meetings are checked against them."""
+    info = await store.meeting_info(meeting_id)
+    utterances = await store.get_utterances(meeting_id)
+    if info is None or not utterances:
+        return None
+    record = await asyncio.to_thread(extract_record, meeting_id, info.series_id, info.started_at, utterances)
+    await store.save_meeting_record(record)
+    logger.info("meeting_record_saved", meeting_id=meeting_id, decisions=len(record.decisions),
+                action_items=len(record.action_items), pending=len(record.pending_items))
+    return record
+
+
+async def series_ledger(store: RecordStore, series_id: str) -> SeriesLedger:
+    return build_ledger(series_id, await store.series_records(series_id), await store.series_changes(series_id))
+
+
+class DecisionWatch:
+    def __init__(
+        self,
+        store: RecordStore,
+        embedder: Embedder,
+        *,
+        meeting_id: str,
+        series_id: str,
+        started_at: datetime,
+        on_change: ChangeCallback | None = None,
+        pair_check: PairCheck | None = None,
+    ) -> None:
+        self._store = store
+        self._embedder = embedder
+        self.meeting_id = meeting_id
+        self.series_id = series_id
+        self.started_at = started_at
+        self._on_change = on_change
+        self._pair_check = pair_check
+        self._detector: ChangeDetector | None = None
+        self._labels: dict[str, str] = {}
+        self._recent: deque[Utterance] = deque(maxlen=CONTEXT_LINES)
+        self._seen: set[int] = set()
+        self._changed: set[str] = set()
+        self.changes: list[DecisionChange] = []
+
+    async def start(self) -> int:
+        """Load the active decisions of the series' other meetings; returns how many."""
+        records = [r for r in await self._store.series_records(self.series_id) if r.meeting_id != self.meeting_id]
+        changes = await self._store.series_changes(self.series_id)
+        ledger = build_ledger(self.series_id, records, changes)
+        self._seen = {c.seq for c in changes if c.meeting_id == self.meeting_id}  # a restored meeting
+        self._changed = {c.decision_id for c in changes if c.meeting_id == self.meeting_id}
+        zone = ZoneInfo(get_memory_config().timezone)
+        dates = {r.meeting_id: local_date(r.started_at) for r in records}
+        self._labels = {r.meeting_id: _label(r.started_at.astimezone(zone), r) for r in records}
+        names = sorted({d.speaker for r in records for d in r.decisions} | {a.owner for r in records for a in r.action_items})
+        # Decisions this meeting already changed (a restored meeting) stay in view, so a line
+        # about them is not taken for a change of another decision.
+        mine = f"{self.meeting_id}:"
+        active = [d if d.status == "active" else d.model_copy(update={"status": "active"})
+                  for d in ledger.decisions if d.status == "active" or (d.changed_by or "").startswith(mine)]
+        self._detector = await asyncio.to_thread(
+            ChangeDetector, self._embedder, active, meeting_id=self.meeting_id, started_at=self.started_at,
+            names=names, meeting_dates=dates, pair_check=self._pair_check)
+        logger.info("decision_watch_started", meeting_id=self.meeting_id, series_id=self.series_id,
+                    active_decisions=len(active))
+        return len(active)
+
+    async def observe(self, utterances: Sequence[Utterance]) -> list[DecisionChange]:
+        """Check newly stored lines; store and announce the changes they make."""
+        found = []
+        for utterance in utterances:
+            previous = list(self._recent)
+            self._recent.append(utterance)
+            if self._detector is None or not self._detector.decisions or utterance.id in self._seen:
+                continue
+            started = time.perf_counter()
+            change = await asyncio.to_thread(self._detector.check, utterance, previous)
+            record_change_check(time.perf_counter() - started)
+            # A line most about a decision already changed today restates or refines the
+            # change ("베타 오픈 시간은 오전 10시로"); it is not a second change.
+            if change is not None and change.decision_id not in self._changed:
+                await self._accept(change)
+                found.append(change)
+        return found
+
+    async def _accept(self, change: DecisionChange) -> None:
+        assert self._detector is not None
+        decision = next(d for d in self._detector.decisions if d.id == change.decision_id)
+        self._changed.add(change.decision_id)
+        self.changes.append(change)
+        record_decision_change(change.kind)
+        logger.info("decision_changed", meeting_id=self.meeting_id, seq=change.seq, kind=change.kind,
+                    decision_id=change.decision_id)
+        try:
+            await self._store.save_decision_change(self.series_id, change)
+        except Exception as exc:  # noqa: BLE001 - the notice still goes out; the ledger misses it
+            logger.warning("decision_change_not_stored", meeting_id=self.meeting_id, seq=change.seq,
+                           error=f"{type(exc).__name__}: {exc}")
+        if self._on_change is not None:
+            await self._on_change(change, decision, self.notice(change, decision))
+
+    def notice(self, change: DecisionChange, decision: Decision) -> str:
+        """The room notice: both quotes, who said them, which meeting and when."""
+        korean = has_hangul(change.quote + decision.quote)
+        label = self._labels.get(decision.meeting_id, decision.meeting_id)
+        now = change.time.strftime("%H:%M")
+        if korean:
+            kind = "명시적 변경" if change.kind == "explicit" else "지난 결정과 다른 내용"
+            return (f"⚠ 지난 결정 변경 알림 ({kind}: {decision.subject})\n"
+                    f"- 지난 결정 ({label}) {decision.speaker} {decision.time:%H:%M}: \"{decision.quote}\"\n"
+                    f"- 오늘 {change.speaker} {now}: \"{change.quote}\"")
+        kind = "explicit change" if change.kind == "explicit" else "differs from a past decision"
+        return (f"⚠ Past decision changed ({kind}: {decision.subject})\n"
+                f"- decided ({label}) {decision.speaker} {decision.time:%H:%M}: \"{decision.quote}\"\n"
+                f"- today {change.speaker} {now}: \"{change.quote}\"")
+
+
+def _label(started: datetime, record: MeetingRecord) -> str:
+    korean = any(has_hangul(d.quote) for d in record.decisions)
+    return f"{started.month}월 {started.day}일 회의" if korean else f"meeting of {started:%b} {started.day}"

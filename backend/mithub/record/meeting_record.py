@@ -1,0 +1,39 @@
+"""The record of one meeting: its decisions, action items and pending items, extracted from
+its turns LLM-free (`record.decisions`, `record.actions`, `record.pending`). Kept in the
+store when the meeting ends; extracted again on demand while it runs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import AwareDatetime, BaseModel, Field
+
+from mithub.context.models import Utterance
+from mithub.record.actions import extract_action_items
+from mithub.record.decisions import extract_decisions, local_date
+from mithub.record.models import ActionItem, Decision, PendingItem
+from mithub.record.pending import extract_pending_items
+
+
+class MeetingRecord(BaseModel):
+    meeting_id: str
+    series_id: str
+    started_at: AwareDatetime
+    last_seq: int = 0
+    decisions: list[Decision] = Field(default_factory=list)
+    action_items: list[ActionItem] = Field(default_factory=list)
+    pending_items: list[PendingItem] = Field(default_factory=list)
+
+
+def extract_record(
+    meeting_id: str, series_id: str, started_at: AwareDatetime, utterances: Sequence[Utterance]
+) -> MeetingRecord:
+    """What the meeting settled; due dates resolve against its local start date."""
+    turns = list(utterances)
+    return MeetingRecord(
+        meeting_id=meeting_id, series_id=series_id, started_at=started_at,
+        last_seq=turns[-1].id if turns else 0,
+        decisions=extract_decisions(meeting_id, turns, started_at),
+        action_items=extract_action_items(meeting_id, turns, local_date(started_at)),
+        pending_items=extract_pending_items(meeting_id, turns),
+    )

@@ -1,0 +1,55 @@
+"""The meeting record in SQL: each finished meeting's record and the changes to past
+decisions detected live; the series ledger is built from both (`record.ledger`)."""
+
+from __future__ import annotations
+
+from sqlalchemy import Table, select
+
+from mithub.record.meeting_record import MeetingRecord
+from mithub.record.models import DecisionChange, PastRef
+from mithub.store.catalog import SqlCatalog
+from mithub.store.tables import DecisionChangeRow, MeetingRecordRow
+
+RECORDS: Table = MeetingRecordRow.__table__  # type: ignore[assignment]
+CHANGES: Table = DecisionChangeRow.__table__  # type: ignore[assignment]
+
+
+class SqlRecordStore(SqlCatalog):
+    async def save_meeting_record(self, record: MeetingRecord) -> None:
+        data = record.model_dump(mode="json")
+        values = {
+            "meeting_id": record.meeting_id, "series_id": record.series_id,
+            "started_at": record.started_at, "last_seq": record.last_seq,
+            "decisions": data["decisions"], "action_items": data["action_items"],
+            "pending_items": data["pending_items"], "extracted_at": self._clock(),
+        }
+        async with self.database.engine.begin() as conn:
+            await self._ensure_meeting(conn, record.meeting_id)
+            await conn.execute(self._upsert(RECORDS, values, ("meeting_id",)))
+
+    async def series_records(self, series_id: str) -> list[MeetingRecord]:
+        query = select(RECORDS).where(RECORDS.c.series_id == series_id)
+        async with self.database.engine.connect() as conn:
+            rows = (await conn.execute(query)).all()
+        return sorted((MeetingRecord.model_validate({k: v for k, v in r._mapping.items() if k != "extracted_at"})
+                       for r in rows), key=lambda r: (r.started_at, r.meeting_id))
+
+    async def save_decision_change(self, series_id: str, change: DecisionChange) -> None:
+        values = {
+            "meeting_id": change.meeting_id, "seq": change.seq, "series_id": series_id,
+            "decision_id": change.decision_id, "kind": change.kind, "speaker": change.speaker,
+            "time": change.time, "quote": change.quote, "past": change.past.model_dump(mode="json"),
+            "detected_at": self._clock(),
+        }
+        async with self.database.engine.begin() as conn:
+            await self._ensure_meeting(conn, change.meeting_id)
+            await conn.execute(self._upsert(CHANGES, values, ("meeting_id", "seq")))
+
+    async def series_changes(self, series_id: str) -> list[DecisionChange]:
+        query = select(CHANGES).where(CHANGES.c.series_id == series_id)
+        async with self.database.engine.connect() as conn:
+            rows = (await conn.execute(query)).all()
+        changes = [DecisionChange(meeting_id=r.meeting_id, seq=r.seq, speaker=r.speaker, time=r.time,
+                                  quote=r.quote, kind=r.kind, decision_id=r.decision_id,
+                                  past=PastRef.model_validate(r.past)) for r in rows]
+        return sorted(changes, key=lambda c: (c.time, c.meeting_id, c.seq))

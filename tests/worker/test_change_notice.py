@@ -1,0 +1,98 @@
+"""A change to a past decision, said in the room, is noticed live: the bot posts a notice
+with both quotes (who, which meeting, when), the change is stored and counted, and the
+series ledger marks the old decision changed. Real VAD, Whisper tiny.en and espeak-ng
+speech; the first meeting of the series is a stored, finished meeting."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("livekit.agents", reason="needs the worker extra: pip install 'mithub[worker]'")
+
+from livekit_fakes import FakeRoom, wait_for  # noqa: E402
+from speech_samples import espeak_wav  # noqa: E402
+from worker_harness import make_resources  # noqa: E402
+
+from mithub.agent.decision_watch import record_meeting, series_ledger  # noqa: E402
+from mithub.context.factory import create_context_manager  # noqa: E402
+from mithub.context.models import NewUtterance  # noqa: E402
+from mithub.embedders import load_embedder  # noqa: E402
+from mithub.observability import render_metrics  # noqa: E402
+from mithub.store.open import open_database  # noqa: E402
+from mithub.store.sql import SqlRepository  # noqa: E402
+from mithub_worker.meeting import MeetingBot  # noqa: E402
+from mithub_worker.playback import PlaybackAudioInput  # noqa: E402
+
+pytestmark = [pytest.mark.worker, pytest.mark.slow]
+
+SERIES = "launch-sync"
+WEEK_ONE = datetime(2026, 5, 4, 9, 0, tzinfo=timezone.utc)
+LAST_WEEK = [
+    ("alice", "Alice", "Let's settle the launch date."),
+    ("bob", "Bob", "I propose June 12."),
+    ("alice", "Alice", "Okay, we'll go with June 12 for the launch date. That's final."),
+    ("bob", "Bob", "Sounds good."),
+]
+ALICE_SAYS = "Last week we set the launch for June twelfth. We are moving the launch date to July third."
+
+
+async def finished_first_meeting(database_url: str) -> None:
+    database = await open_database(database_url)
+    store = SqlRepository(database)
+    try:
+        await store.ensure_meeting("week-1", title=SERIES, series_id=SERIES, started_at=WEEK_ONE)
+        manager = create_context_manager("week-1", store, embedder=load_embedder())
+        for i, (sid, name, text) in enumerate(LAST_WEEK):
+            await manager.add_utterance(NewUtterance(speaker_id=sid, speaker_name=name, text=text,
+                                                     start_ms=i * 5000, end_ms=i * 5000 + 4000,
+                                                     absolute_timestamp=WEEK_ONE + timedelta(seconds=5 * i)))
+        await manager.finalize()
+        assert (await record_meeting(store, "week-1")).decisions, "the first meeting settled the date"
+        await store.end_meeting("week-1")
+    finally:
+        await database.dispose()
+
+
+def _changes_counted(kind: str) -> float:
+    for line in render_metrics().decode().splitlines():
+        if line.startswith(f'mithub_decision_changes_total{{kind="{kind}"}}'):
+            return float(line.split()[-1])
+    return 0.0
+
+
+async def test_a_changed_decision_is_announced_stored_and_marked_in_the_ledger(
+    worker_models: tuple, database_url: str, tmp_path: Path
+) -> None:
+    await finished_first_meeting(database_url)
+    counted = _changes_counted("explicit")
+    room = FakeRoom(SERIES)
+    room.add_participant("alice", "Alice")
+    audio = PlaybackAudioInput({"alice": [0.3, espeak_wav(ALICE_SAYS, tmp_path / "alice.wav"), 1.5]})
+    bot = MeetingBot(room.room, "week-2", make_resources(worker_models, database_url), audio=audio,
+                     series_id=SERIES, title=SERIES)
+    await bot.start()
+    try:
+        await wait_for(lambda: bot.manager.last_seq >= 1, timeout=90, what="alice's line")
+        said = bot.manager.get_l0_utterances(5)[-1].text
+        await wait_for(lambda: room.chat_replies(), timeout=30, what=f"the change notice for {said!r}")
+        notice = room.chat_replies()[0].text
+    finally:
+        await bot.aclose()
+
+    assert "Past decision changed" in notice and "explicit" in notice, notice
+    assert "Alice" in notice and "June 12 for the launch date" in notice, notice
+    assert "meeting of May 4" in notice and "July 3" in notice, notice
+    assert _changes_counted("explicit") == counted + 1
+
+    database = await open_database(database_url)
+    try:
+        ledger = await series_ledger(SqlRepository(database), SERIES)
+    finally:
+        await database.dispose()
+    (change,) = ledger.changes
+    assert (change.meeting_id, change.kind, change.past.meeting_id, change.past.seq) == ("week-2", "explicit", "week-1", 3)
+    changed = [d for d in ledger.decisions if d.meeting_id == "week-1"]
+    assert [(d.status, d.changed_by) for d in changed] == [("changed", f"week-2:{change.seq}")]
