@@ -39,6 +39,7 @@ from mithub.record.models import Decision  # noqa: E402
 from mithub.text import content_tokens  # noqa: E402
 
 DATA = REPO_ROOT.parent / "shared" / "benchmarks" / "data" / "decisions"
+EXAMPLES = REPO_ROOT / "examples" / "meetings"
 WEIGHTS = (0.1, 0.2, 0.3, 0.5, 0.7, 0.9)
 THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(0, 15))
 BONUSES = (0.1, 0.2, 0.3)
@@ -308,6 +309,44 @@ def decision_section(series: list[Series]) -> str:
                       markdown_table(["language", "found", "recall", "decisions extracted"], rows)])
 
 
+def _sample(name: str, started_at: datetime) -> tuple[list[Utterance], dict]:
+    facts = json.loads((EXAMPLES / f"{name}.facts.json").read_text(encoding="utf-8"))
+    return _utterances(EXAMPLES / f"{name}.jsonl", started_at), facts
+
+
+def sample_section(embedder) -> str:  # noqa: ANN001
+    """The sample meetings: their planted decisions, and the demo series' planted changes."""
+    rows = []
+    start = datetime.fromisoformat("2026-05-04T10:00:00+09:00")
+    for name in ("ko_product_planning", "en_sprint_review"):
+        utterances, facts = _sample(name, start)
+        found = {d.seq for d in extract_decisions(name, utterances, start)}
+        hit = sum(1 for f in facts["decisions"] if f["seq"] in found)
+        rows.append([name, f"{hit}/{len(facts['decisions'])}", len(found)])
+    second = json.loads((EXAMPLES / "ko_product_planning_2.facts.json").read_text(encoding="utf-8"))
+    first_start = datetime.fromisoformat(second["previous_meeting"]["started_at"])
+    second_start = datetime.fromisoformat(second["started_at"])
+    m1, _ = _sample("ko_product_planning", first_start)
+    m2, _ = _sample("ko_product_planning_2", second_start)
+    detector = ChangeDetector(embedder, extract_decisions("demo-1", m1, first_start), meeting_id="demo-2",
+                              started_at=second_start, names=sorted({u.speaker_name for u in m1 + m2}))
+    flags = {}
+    for i, u in enumerate(m2):
+        change = detector.check(u, m2[max(0, i - 3):i])
+        if change is not None:
+            flags[u.id] = (change.kind, change.past.seq)
+    planted = {c["seq"]: (c["kind"], c["meeting1_seq"]) for c in second["changes"]}
+    right = sum(1 for seq, v in planted.items() if flags.get(seq) == v)
+    wrong = sum(1 for c in second["non_changes"] if c["seq"] in flags)
+    return "\n".join([
+        "Sample meetings (examples/meetings): planted decisions found on their line, and the demo series",
+        f"(ko_product_planning -> _2): {right}/{len(planted)} planted changes found with the right kind and "
+        f"past decision, {wrong}/{len(second['non_changes'])} restatements/distractors flagged, "
+        f"{len(flags)} flags in all.", "",
+        markdown_table(["meeting", "decisions found", "decisions extracted"], rows),
+    ])
+
+
 def speed_section(series: list[Series]) -> str:
     timing = speed(series)
     return (f"Speed: `ChangeDetector.check` per meeting-2 line with a {timing['decisions']}-decision ledger "
@@ -330,8 +369,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--no-write", action="store_true", help="print only, leave RESULTS.md alone")
     args = parser.parse_args()
-    series = load_series(load_embedder("use-multilingual"))
-    sections = [change_section(series), decision_section(series), speed_section(series), action_section()]
+    embedder = load_embedder("use-multilingual")
+    series = load_series(embedder)
+    sections = [change_section(series), decision_section(series), sample_section(embedder),
+                speed_section(series), action_section()]
     text = "\n\n".join(s for s in sections if s)
     print(text)
     if not args.no_write:
