@@ -136,6 +136,8 @@ class TranscriptIndex:
         self._vectors = np.zeros((0, embedder.dim), dtype=np.float32)
         self._seqs: list[int] = []
         self._speaker_names: dict[str, str] = {}
+        self._speaker_codes: dict[str, int] = {}
+        self._turn_arrays: tuple[np.ndarray, np.ndarray] | None = None
         self._dense_weight = dense_weight
         self._speaker_boost = speaker_boost
         self._turn_max_tokens = turn_max_tokens
@@ -192,12 +194,22 @@ class TranscriptIndex:
         relevance = (1 - self._dense_weight) * lexical + self._dense_weight * dense
         if is_question(query):
             # A question is answered by statements: the turns that ask it again rank lower.
-            relevance = relevance * np.where(np.asarray(self._questions), QUESTION_TURN_WEIGHT, 1.0)
+            relevance = relevance * np.where(self._arrays()[0], QUESTION_TURN_WEIGHT, 1.0)
         named = self._named_speakers(query)
         if named:
-            mask = np.fromiter((u.speaker_id in named for u in self._utterances), dtype=bool, count=n)
+            speakers = self._arrays()[1]
+            mask = np.isin(speakers, [self._speaker_codes[s] for s in named])
             relevance = relevance * (1 + self._speaker_boost * mask)
         return relevance.astype(np.float32)
+
+    def _arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per turn: is it a question, and its speaker's code (kept as arrays between calls;
+        a long series has tens of thousands of turns)."""
+        if self._turn_arrays is None or len(self._turn_arrays[0]) != len(self._utterances):
+            codes = [self._speaker_codes.setdefault(u.speaker_id, len(self._speaker_codes))
+                     for u in self._utterances]
+            self._turn_arrays = (np.asarray(self._questions, dtype=bool), np.asarray(codes, dtype=np.int32))
+        return self._turn_arrays
 
     def _named_speakers(self, query: str) -> set[str]:
         lowered = query.lower()
