@@ -476,9 +476,10 @@ async def _ask_meeting(index: int, scripts: dict, ends: list[float], resources: 
             cited_past += "(meeting of " in room.chat_replies()[-1].text
         await asyncio.sleep(ASK_GAP_SECONDS)
     modes = {a.mode for a in bot.calls.answers}
+    pipeline = [a.latency_ms / 1000 for a in bot.calls.answers]
     await bot.aclose()
     return {"latencies": latencies, "asked": asks, "cited_past": cited_past,
-            "during_speech": during_speech, "modes": modes}
+            "during_speech": during_speech, "modes": modes, "pipeline": pipeline}
 
 
 async def _concurrent_asks(k: int, scripts: dict, ends: list[float], folder: Path, embedder: Any,
@@ -494,6 +495,7 @@ async def _concurrent_asks(k: int, scripts: dict, ends: list[float], folder: Pat
     return {"k": k, "answered": len(latencies), "asked": sum(m["asked"] for m in meetings),
             "p50": _percentile(latencies, 0.5), "p95": _percentile(latencies, 0.95),
             "later_p95": _percentile(later, 0.95),
+            "pipeline_p95": _percentile([x for m in meetings for x in m["pipeline"]], 0.95),
             "max": max(latencies, default=float("nan")), "first_max": max(firsts, default=float("nan")),
             "cited_past": sum(m["cited_past"] for m in meetings),
             "during_speech": sum(m["during_speech"] for m in meetings),
@@ -520,10 +522,11 @@ async def ask_section(args: argparse.Namespace) -> tuple[str, str]:
             print(f"K={k}: {run}", flush=True)
     table = markdown_table(
         ["meetings at once", "replies", "p50 s", "p95 s", "max s", "first /ask max s",
-         "p95 after the first s", "replies citing a past meeting", "asked while people spoke",
-         "cores busy"],
+         "p95 after the first s", "pipeline p95 s", "replies citing a past meeting",
+         "asked while people spoke", "cores busy"],
         [[r["k"], f"{r['answered']}/{r['asked']}", f"{r['p50']:.3f}", f"{r['p95']:.3f}",
-          f"{r['max']:.3f}", f"{r['first_max']:.3f}", f"{r['later_p95']:.3f}", r["cited_past"],
+          f"{r['max']:.3f}", f"{r['first_max']:.3f}", f"{r['later_p95']:.3f}",
+          f"{r['pipeline_p95']:.3f}", r["cited_past"],
           r["during_speech"],
           f"{r['cores']:.2f}"] for r in runs])
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
@@ -540,7 +543,9 @@ async def ask_section(args: argparse.Namespace) -> tuple[str, str]:
         "the bot to its reply sent on lk.chat (LLM-free: IMMEDIATE_RESPONSE template, modes "
         f"{', '.join(runs[0]['modes']) if runs else '-'}), polled every 5 ms; it includes the "
         "memory's sync from the store (the first /ask of a meeting loads the series' past "
-        "meetings). Target p95 <= 1 s.\n\n"
+        "meetings). Pipeline = the answer's own latency (`AgentPipeline.call`: sync, context, "
+        "template, call record); the rest is waiting for the event loop and the chat send. "
+        "Target p95 <= 1 s.\n\n"
         f"{table}\n\nLoad average (1, 5, 15 min) before the run: {load_before}; after: {load} "
         "(2 cores, shared with other work)."
     )
