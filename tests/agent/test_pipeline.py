@@ -2,6 +2,7 @@
 stopped, is too slow, or returns JSON cut off mid-way."""
 
 import json
+import re
 import socket
 
 import pytest
@@ -52,7 +53,12 @@ async def test_summary_template_lists_topics_decisions_and_pending(korean_meetin
     for segment in session.manager.get_l1_segments():
         assert segment.name in answer.answer
     assert "2억 4천만" in answer.answer and "보류" in answer.answer
-    assert {c.kind for c in answer.citations} == {"topic"}
+    # Decisions are cited by the utterances that settled them, with speaker and time.
+    facts = json.loads((EXAMPLES / "ko_product_planning.facts.json").read_text(encoding="utf-8"))
+    assert {c.kind for c in answer.citations} == {"utterance"}
+    assert all(c.speaker and c.time and c.quote for c in answer.citations)
+    cited = {c.seq for c in answer.citations}
+    assert {d["seq"] for d in facts["decisions"]} <= cited, cited
 
 
 async def test_action_template_has_owners_and_due_dates(korean_meeting):
@@ -61,8 +67,13 @@ async def test_action_template_has_owners_and_due_dates(korean_meeting):
     answer = await AgentPipeline(builder).call(session, "ACTION_EXTRACTION")
     assert answer.mode == "template"
     owners = {item["owner"] for item in facts["action_items"]}
-    assert sum(owner in answer.answer for owner in owners) >= 2
-    assert "까지" in answer.answer
+    assert all(owner in answer.answer for owner in owners)
+    # Due dates as dates, and each item cites the utterance that settled it.
+    assert re.search(r"\d{4}-\d{2}-\d{2} \(다음 주 화요일까지\)", answer.answer), answer.answer
+    cited = {c.seq for c in answer.citations}
+    # an item cites where it was settled: the request, or the acceptance just after it
+    assert all(cited & {item["seq"] - 1, item["seq"]} for item in facts["action_items"]), cited
+    assert all(c.speaker and c.time for c in answer.citations)
 
 
 async def test_question_answer_quotes_the_speaker_and_time(english_meeting):

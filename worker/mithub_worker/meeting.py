@@ -118,12 +118,12 @@ class MeetingBot:
         builder = memory_builder(config.context, config.embedder, attached.repository.inner,
                                  documents=config.documents, progress=False)
         pipeline = AgentPipeline(builder, llm=llm, max_output_tokens=config.llm.max_output_tokens,
-                                 recorder=attached.repository.inner)
+                                 recorder=attached.repository.inner, records=attached.repository.inner)
+        info = await attached.repository.inner.meeting_info(self.meeting_id)
         session = MeetingSession(self.manager, attached.repository, builder.new_transcript_index(),
-                                 series_id=self.series_id)
+                                 series_id=self.series_id, started_at=info.started_at if info else None)
         self.calls = AgentCalls(self.room, session, pipeline, config.worker,
                                 korean=config.stt.language == "ko")
-        info = await attached.repository.inner.meeting_info(self.meeting_id)
         self.watch = DecisionWatch(attached.repository.inner, config.embedder, meeting_id=self.meeting_id,
                                    series_id=self.series_id,
                                    started_at=info.started_at if info else self.meeting_start,

@@ -30,6 +30,8 @@ from mithub.llm import LLMClient
 from mithub.llm.breaker import CircuitBreaker
 from mithub.llm.cache import ResponseCache
 from mithub.llm.json_output import parse_into
+from mithub.record.meeting_record import MeetingRecord
+from mithub.record.models import DecisionChange
 from mithub.observability import bind_log_context, record_agent_call
 from mithub.store.records import AgentCallRecord
 from mithub.text import content_tokens
@@ -44,6 +46,10 @@ class AgentCallRecorder(Protocol):
     async def record_agent_call(self, call: AgentCallRecord) -> None: ...
 
 
+class ChangeSource(Protocol):
+    async def series_changes(self, series_id: str) -> list[DecisionChange]: ...
+
+
 class AgentPipeline:
     def __init__(
         self,
@@ -54,6 +60,7 @@ class AgentPipeline:
         cache: ResponseCache | None = None,
         breaker: CircuitBreaker | None = None,
         recorder: AgentCallRecorder | None = None,
+        records: ChangeSource | None = None,
         clock: Clock = utc_now,
     ) -> None:
         self.builder = builder
@@ -62,6 +69,7 @@ class AgentPipeline:
         self.cache = cache or ResponseCache()
         self.breaker = breaker or CircuitBreaker()
         self._recorder = recorder
+        self._records = records
         self._clock = clock
         self.modes: Counter[str] = Counter()
 
@@ -94,7 +102,8 @@ class AgentPipeline:
             transcript=session.transcript, required_topics=required, series_id=session.series_id,
         )
         ctx = await self._fit_exactly(ctx)
-        text, citations, mode = await self._generate(ctx)
+        record, changes = await self._record(session, call_type)
+        text, citations, mode = await self._generate(ctx, record, changes)
         answer = Answer(
             meeting_id=session.meeting_id, call_type=call_type, query=query, answer=text,
             citations=citations, mode=mode, context_tokens=ctx.token_count,
@@ -143,7 +152,24 @@ class AgentPipeline:
         system = f"{answer_instructions(ctx.call_type)}\n\n{format_context_as_system_prompt(ctx)}"
         return f"{system}\n{user_message(ctx.call_type, ctx.user_query)}"
 
-    async def _generate(self, ctx: AgentContext) -> tuple[str, list[Citation], AnswerMode]:
+    async def _record(self, session: MeetingSession, call_type: AgentCallType
+                      ) -> tuple[MeetingRecord | None, list[DecisionChange]]:
+        """The meeting's record for the template answers that list what it settled, and the
+        past decisions it changed (from the store, when the pipeline has one)."""
+        if call_type not in ("SUMMARY", "ACTION_EXTRACTION"):
+            return None, []
+        record = await session.meeting_record()
+        changes: list[DecisionChange] = []
+        if self._records is not None and call_type == "SUMMARY":
+            try:
+                changes = [c for c in await self._records.series_changes(session.series_id or session.meeting_id)
+                           if c.meeting_id == session.meeting_id]
+            except Exception as exc:  # noqa: BLE001 - the summary goes out without them
+                logger.warning("decision_changes_unavailable", meeting_id=session.meeting_id, error=str(exc))
+        return record, changes
+
+    async def _generate(self, ctx: AgentContext, record: MeetingRecord | None = None,
+                        changes: list[DecisionChange] | None = None) -> tuple[str, list[Citation], AnswerMode]:
         system = f"{answer_instructions(ctx.call_type)}\n\n{format_context_as_system_prompt(ctx)}"
         user = user_message(ctx.call_type, ctx.user_query)
         key = ResponseCache.key(getattr(self._llm, "model", "none"), system, user)
@@ -167,7 +193,7 @@ class AgentPipeline:
                 self.breaker.record_success()
                 self.cache.put(key, raw)
                 return parsed.answer, attribute(parsed.answer, parsed.citations, ctx), "llm"
-        templated = template_answer(ctx)
+        templated = template_answer(ctx, record, changes or [])
         if templated is not None:
             return templated[0], templated[1], "template"
         text, citations = retrieval_only_answer(ctx)

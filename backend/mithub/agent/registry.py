@@ -60,6 +60,7 @@ class SessionRegistry:
             info = await self._repository.meeting_info(meeting_id) \
                 if hasattr(self._repository, "meeting_info") else None
             session = MeetingSession(manager, self._repository, transcript,
-                                     series_id=info.series_id if info else None)
+                                     series_id=info.series_id if info else None,
+                                     started_at=info.started_at if info else None)
             self._sessions[meeting_id] = session
             return session

@@ -81,7 +81,7 @@ def build_runtime(database: Database, repository: SqlRepository, *,
     documents = load_documents(get_retrieval_config().index_dir if index_dir is None else index_dir)
     builder = memory_builder(config, embedder, repository, documents=documents)
     pipeline = AgentPipeline(builder, llm=llm, max_output_tokens=llm_config.max_output_tokens,
-                             recorder=repository)
+                             recorder=repository, records=repository)
 
     def manager_factory(meeting_id: str, repo: MeetingRepository):
         return create_context_manager(meeting_id, repo, config=config, llm=llm, embedder=embedder)

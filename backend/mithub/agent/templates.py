@@ -10,13 +10,18 @@ does not parse. Each is labelled with its mode by the pipeline.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from mithub.agent.answer import Citation
+from mithub.agent.record_answers import record_actions, record_summary
 from mithub.agent.attribution import context_citations
 from mithub.context import cues
 from mithub.context.formatting import topic_label
 from mithub.context.models import AgentContext
 from mithub.context.past_cues import asks_about_past
 from mithub.context.speaker_context import is_question
+from mithub.record.meeting_record import MeetingRecord
+from mithub.record.models import DecisionChange
 from mithub.text import content_tokens, has_hangul, split_sentences
 
 _LABELS = {
@@ -37,11 +42,23 @@ def is_korean(ctx: AgentContext) -> bool:
     return has_hangul(sample) or not sample
 
 
-def template_answer(ctx: AgentContext) -> tuple[str, list[Citation]] | None:
-    """A real answer assembled from the context, or None if the context has nothing for it."""
+def template_answer(
+    ctx: AgentContext, record: MeetingRecord | None = None, changes: Sequence[DecisionChange] = ()
+) -> tuple[str, list[Citation]] | None:
+    """A real answer assembled from the context (and, for SUMMARY and ACTION_EXTRACTION, the
+    meeting's record when there is one), or None if there is nothing to answer from."""
+    korean = is_korean(ctx)
+    if record is not None and ctx.call_type == "SUMMARY":
+        found = record_summary(ctx, record, changes, korean)
+        if found is not None:
+            return found
+    if record is not None and ctx.call_type == "ACTION_EXTRACTION":
+        found = record_actions(record, korean)
+        if found is not None:
+            return found
     builders = {"SUMMARY": _summary, "ACTION_EXTRACTION": _actions,
                 "IMMEDIATE_RESPONSE": _related, "SEARCH": _related}
-    return builders[ctx.call_type](ctx, _LABELS[is_korean(ctx)])
+    return builders[ctx.call_type](ctx, _LABELS[korean])
 
 
 def retrieval_only_answer(ctx: AgentContext) -> tuple[str, list[Citation]]:

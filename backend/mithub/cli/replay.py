@@ -163,12 +163,13 @@ async def _run(
         print(f"{len(errors)} malformed line(s) skipped", file=sys.stderr)
     if args.calls:
         await _agent_calls(manager, repository, llm, args.question, as_json=args.json,
-                           catalog=catalog, series_id=args.series or meeting_id)
+                           catalog=catalog, series_id=args.series or meeting_id, started_at=start)
     return 0
 
 
 async def _agent_calls(manager: ContextManager, repository: MeetingRepository, llm: Any,
-                       question: str, *, as_json: bool, catalog: Any, series_id: str) -> None:
+                       question: str, *, as_json: bool, catalog: Any, series_id: str,
+                       started_at: datetime) -> None:
     """The four call types on the replayed meeting, as a participant would see them; with a
     store, IMMEDIATE_RESPONSE and SEARCH also search the series' finished meetings."""
     import json
@@ -180,8 +181,10 @@ async def _agent_calls(manager: ContextManager, repository: MeetingRepository, l
     from mithub.embedders import load_embedder
 
     builder = memory_builder(manager.config, load_embedder(manager.config.embedding_model), catalog)
-    pipeline = AgentPipeline(builder, llm=llm, max_output_tokens=get_llm_config().max_output_tokens)
-    session = MeetingSession(manager, repository, builder.new_transcript_index(), series_id=series_id)
+    pipeline = AgentPipeline(builder, llm=llm, max_output_tokens=get_llm_config().max_output_tokens,
+                             records=catalog)
+    session = MeetingSession(manager, repository, builder.new_transcript_index(), series_id=series_id,
+                             started_at=started_at)
     for call_type in AGENT_CALL_TYPES:
         query = question if call_type in ("IMMEDIATE_RESPONSE", "SEARCH") else None
         answer = await pipeline.call(session, call_type, query, source="cli")

@@ -148,6 +148,11 @@ class TranscriptIndex:
         return self._utterances[-1].id if self._utterances else 0
 
     @property
+    def utterances(self) -> list[Utterance]:
+        """The indexed turns, in order."""
+        return list(self._utterances)
+
+    @property
     def seqs(self) -> list[int]:
         """Seq of each indexed turn, in the order of `relevance()`."""
         return list(self._seqs)
