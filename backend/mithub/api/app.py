@@ -18,17 +18,20 @@ from pydantic import BaseModel, Field
 
 from mithub import __version__
 from mithub.agent.answer import Answer
+from mithub.agent.decision_watch import series_ledger
 from mithub.agent.registry import UnknownMeetingError
 from mithub.agent.runtime import AgentRuntime
 from mithub.config import APIConfig
 from mithub.context.models import AgentCallType, Utterance
 from mithub.context.report import meeting_report
+from mithub.record.ledger import actions_document, decisions_document
 from mithub.errors import ConfigError, StoreError
 from mithub.store.records import MeetingOverview, SeriesOverview
 
 _bearer = HTTPBearer(auto_error=False)
 Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
 MeetingId = Annotated[str, Path(pattern=r"^[A-Za-z0-9._:-]{1,200}$", description="meeting id")]
+SeriesId = Annotated[str, Path(min_length=1, max_length=200, description="series id")]
 
 
 class CallRequest(BaseModel):
@@ -95,6 +98,17 @@ def create_app(runtime: AgentRuntime, config: APIConfig) -> FastAPI:
     async def list_series() -> list[SeriesOverview]:
         """Every series (a team's recurring meeting) with its meetings, dates and titles."""
         return await runtime.repository.list_series()
+
+    @app.get("/v1/series/{series_id}/decisions", dependencies=auth)
+    async def series_decisions(series_id: SeriesId) -> dict[str, Any]:
+        """The series' decisions (active, or changed with a link to the change) and the
+        changes made to them, in the shape of `mithub decisions --json`."""
+        return decisions_document(await series_ledger(runtime.repository, series_id))
+
+    @app.get("/v1/series/{series_id}/actions", dependencies=auth)
+    async def series_actions(series_id: SeriesId) -> dict[str, Any]:
+        """The series' action items across meetings (`mithub actions --json`)."""
+        return actions_document(await series_ledger(runtime.repository, series_id))
 
     @app.get("/v1/meetings/{meeting_id}", dependencies=auth)
     async def show_meeting(meeting_id: MeetingId) -> dict[str, Any]:
