@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -28,6 +28,7 @@ from mithub.context import cues  # noqa: E402
 from mithub.context.models import Utterance  # noqa: E402
 from mithub.record.actions import DEFAULT_WINDOWS, ActionWindows, extract_action_items  # noqa: E402
 from mithub.record.dates import resolve_date_expressions  # noqa: E402
+from mithub.record.models import ActionItem  # noqa: E402
 from mithub.record.pending import extract_pending_items  # noqa: E402
 from mithub.text import split_sentences  # noqa: E402
 
@@ -104,9 +105,15 @@ Extractor = Callable[[str, list[Utterance], datetime], list[dict]]
 def system_items(meeting_id: str, turns: list[Utterance], started_at: datetime,
                  windows: ActionWindows = DEFAULT_WINDOWS) -> list[dict]:
     """The extractor's items as the scorer reads them: 0-based line, owner, ISO due date."""
-    items = extract_action_items(meeting_id, turns, started_at.date(), windows)
-    return [{"index": a.seq - 1, "owner": a.owner, "due_date": a.due_date.isoformat() if a.due_date else None,
-             "due_text": a.due_text, "support": [s - 1 for s in a.support_seqs]} for a in items]
+    return scored_items(extract_action_items(meeting_id, turns, started_at.date(), windows))
+
+
+def scored_items(items: Sequence[ActionItem], line_of_seq: Mapping[int, int] | None = None) -> list[dict]:
+    """Action items as the scorer reads them; `line_of_seq` maps a stored seq to its 0-based
+    line (a replay that split a line), else seq - 1."""
+    line = (lambda seq: line_of_seq[seq]) if line_of_seq is not None else (lambda seq: seq - 1)
+    return [{"index": line(a.seq), "owner": a.owner, "due_date": a.due_date.isoformat() if a.due_date else None,
+             "due_text": a.due_text, "support": [line(s) for s in a.support_seqs]} for a in items]
 
 
 def baseline_items(meeting_id: str, turns: list[Utterance], started_at: datetime) -> list[dict]:
