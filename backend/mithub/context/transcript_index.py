@@ -58,6 +58,7 @@ class IncrementalBM25:
     def __init__(self) -> None:
         self._postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
         self._lengths: list[int] = []
+        self._length_array = np.zeros(0, dtype=np.float32)
         self._total_length = 0
 
     def add(self, tokens: Sequence[str]) -> None:
@@ -79,7 +80,9 @@ class IncrementalBM25:
         if n == 0:
             return out
         avg = self._total_length / n or 1.0
-        lengths = np.asarray(self._lengths, dtype=np.float32)
+        if len(self._length_array) != n:
+            self._length_array = np.asarray(self._lengths, dtype=np.float32)
+        lengths = self._length_array
         for term in set(query_tokens):
             postings = self._postings.get(term)
             if not postings:
@@ -133,7 +136,7 @@ class TranscriptIndex:
         self._cost_array = self._line_cost_array = np.zeros(0)  # the two above, as of the last search
         self._sentences: dict[int, tuple[list[str], list[frozenset[str]]]] = {}  # per row, on first quote
         self._questions: list[bool] = []
-        self._vectors = np.zeros((0, embedder.dim), dtype=np.float32)
+        self._vector_rows = np.zeros((0, embedder.dim), dtype=np.float32)  # capacity >= turns
         self._seqs: list[int] = []
         self._speaker_names: dict[str, str] = {}
         self._speaker_codes: dict[str, int] = {}
@@ -178,7 +181,22 @@ class TranscriptIndex:
             self._seqs.append(utterance.id)
             self._speaker_names.setdefault(utterance.speaker_id, utterance.speaker_name.lower())
         self._utterances.extend(fresh)
-        self._vectors = np.concatenate([self._vectors, vectors])
+        self._append_vectors(vectors)
+
+    @property
+    def _vectors(self) -> np.ndarray:
+        return self._vector_rows[: len(self._utterances)]
+
+    def _append_vectors(self, vectors: np.ndarray) -> None:
+        """Grow the matrix with room to spare: a series index is filled meeting by meeting,
+        and copying it whole for each would cost the square of its size."""
+        start = len(self._utterances) - len(vectors)
+        if len(self._vector_rows) < start + len(vectors):
+            grown = np.zeros((max(start + len(vectors), 2 * len(self._vector_rows)), vectors.shape[1]),
+                             dtype=np.float32)
+            grown[:start] = self._vector_rows[:start]
+            self._vector_rows = grown
+        self._vector_rows[start:start + len(vectors)] = vectors
 
     def mentions(self, terms: Sequence[str]) -> set[str]:
         """The terms that occur in some indexed turn."""
