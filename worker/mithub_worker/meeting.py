@@ -127,7 +127,7 @@ class MeetingBot:
         self.watch = DecisionWatch(attached.repository.inner, config.embedder, meeting_id=self.meeting_id,
                                    series_id=self.series_id,
                                    started_at=info.started_at if info else self.meeting_start,
-                                   on_change=self._post_change_notice)
+                                   on_change=self._post_change_notice, llm=llm)
         try:
             await self.watch.start()
         except Exception as exc:  # noqa: BLE001 - the meeting goes on; only change notices are off

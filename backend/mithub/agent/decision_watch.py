@@ -23,9 +23,11 @@ from zoneinfo import ZoneInfo
 
 import structlog
 
+from mithub.agent.change_check import llm_confirms
 from mithub.config import get_memory_config
 from mithub.context.models import Utterance
 from mithub.embedders.base import Embedder
+from mithub.llm import LLMClient
 from mithub.observability import record_change_check, record_decision_change
 from mithub.record.changes import ChangeDetector, PairCheck
 from mithub.record.decisions import local_date
@@ -85,6 +87,7 @@ class DecisionWatch:
         started_at: datetime,
         on_change: ChangeCallback | None = None,
         pair_check: PairCheck | None = None,
+        llm: LLMClient | None = None,
     ) -> None:
         self._store = store
         self._embedder = embedder
@@ -93,6 +96,8 @@ class DecisionWatch:
         self.started_at = started_at
         self._on_change = on_change
         self._pair_check = pair_check
+        self._llm = llm
+        self.vetoed: list[DecisionChange] = []
         self._detector: ChangeDetector | None = None
         self._labels: dict[str, str] = {}
         self._recent: deque[Utterance] = deque(maxlen=CONTEXT_LINES)
@@ -136,10 +141,23 @@ class DecisionWatch:
             record_change_check(time.perf_counter() - started)
             # A line most about a decision already changed today restates or refines the
             # change ("베타 오픈 시간은 오전 10시로"); it is not a second change.
-            if change is not None and change.decision_id not in self._changed:
+            if change is not None and change.decision_id not in self._changed and await self._confirmed(change):
                 await self._accept(change)
                 found.append(change)
         return found
+
+    async def _confirmed(self, change: DecisionChange) -> bool:
+        """With an LLM configured, its "no" vetoes the candidate; no answer keeps it."""
+        if self._llm is None:
+            return True
+        assert self._detector is not None
+        decision = next(d for d in self._detector.decisions if d.id == change.decision_id)
+        verdict = await llm_confirms(self._llm, decision, change)
+        if verdict is False:
+            self.vetoed.append(change)
+            logger.info("decision_change_vetoed", meeting_id=self.meeting_id, seq=change.seq,
+                        decision_id=change.decision_id)
+        return verdict is not False
 
     async def _accept(self, change: DecisionChange) -> None:
         assert self._detector is not None

@@ -142,7 +142,7 @@ async def _run(
         last = (await repository.get_last_utterances(meeting_id, 1))[0]
         print(f"resuming meeting {meeting_id} after utterance {last.id}", file=sys.stderr)
         pieces = resume_after(pieces, last, meeting_id=meeting_id, source=args.transcript)
-    watch = await _decision_watch(args, meeting_id, start, catalog, embedder)
+    watch = await _decision_watch(args, meeting_id, start, catalog, embedder, llm)
     await _feed(args, manager, repository, pieces, clock, watch)
     await manager.finalize()
     if catalog is not None:
@@ -197,7 +197,7 @@ async def _agent_calls(manager: ContextManager, repository: MeetingRepository, l
 
 
 async def _decision_watch(args: argparse.Namespace, meeting_id: str, start: datetime, catalog: Any,
-                          embedder: Any) -> Any:
+                          embedder: Any, llm: Any) -> Any:
     """Checks each line against the active decisions of the series' earlier meetings and
     prints a notice when one is changed, as the bot posts it in the room."""
     from mithub.agent.decision_watch import DecisionWatch
@@ -208,7 +208,8 @@ async def _decision_watch(args: argparse.Namespace, meeting_id: str, start: date
             print(f"\n{notice}\n", flush=True)
 
     watch = DecisionWatch(catalog, embedder or load_embedder(), meeting_id=meeting_id,
-                          series_id=args.series or meeting_id, started_at=start, on_change=announce)
+                          series_id=args.series or meeting_id, started_at=start, on_change=announce,
+                          llm=llm)
     await watch.start()
     return watch
 
