@@ -94,6 +94,7 @@ class MeetingBot:
         self.meeting_start: datetime | None = None
         self.restored_seq = 0
         self.watch: DecisionWatch | None = None
+        self._llm = None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -103,7 +104,7 @@ class MeetingBot:
             config.database_url, self.meeting_id, title=self.title, series_id=self.series_id,
             config=config.database))
         self.attached = attached
-        llm = create_llm_client(config.llm)
+        llm = self._llm = create_llm_client(config.llm)
         if llm is not None:
             self._stack.push_async_callback(llm.aclose)
         embedder = await attached.meeting_embedder(config.embedder)
@@ -185,7 +186,7 @@ class MeetingBot:
         assert self.attached is not None
         try:
             await self.attached.repository.drain()
-            await record_meeting(self.attached.repository.inner, self.meeting_id)
+            await record_meeting(self.attached.repository.inner, self.meeting_id, llm=self._llm)
             await self.attached.repository.inner.end_meeting(self.meeting_id)
             logger.info("meeting_ended", meeting_id=self.meeting_id, series_id=self.series_id)
         except Exception as exc:  # noqa: BLE001 - everything is stored; only the end mark is missing

@@ -32,6 +32,7 @@ from mithub.observability import record_change_check, record_decision_change
 from mithub.record.changes import ChangeDetector, PairCheck
 from mithub.record.decisions import local_date
 from mithub.record.ledger import SeriesLedger, build_ledger
+from mithub.record.llm_record import extract_record_with_llm
 from mithub.record.meeting_record import MeetingRecord, extract_record
 from mithub.record.models import Decision, DecisionChange
 from mithub.store.records import MeetingInfo
@@ -58,16 +59,21 @@ class RecordStore(Protocol):
     async def series_changes(self, series_id: str) -> list[DecisionChange]: ...
 
 
-async def record_meeting(store: RecordStore, meeting_id: str) -> MeetingRecord | None:
+async def record_meeting(store: RecordStore, meeting_id: str, *, llm: LLMClient | None = None
+                         ) -> MeetingRecord | None:
     """Extract and store the record of a meeting (at its end): its decisions join the
-    series' ledger, where later meetings are checked against them."""
+    series' ledger, where later meetings are checked against them. With an LLM, the model
+    extracts it (the LLM-free rules where it fails)."""
     info = await store.meeting_info(meeting_id)
     utterances = await store.get_utterances(meeting_id)
     if info is None or not utterances:
         return None
-    record = await asyncio.to_thread(extract_record, meeting_id, info.series_id, info.started_at, utterances)
+    if llm is not None:
+        record = await extract_record_with_llm(llm, meeting_id, info.series_id, info.started_at, utterances)
+    else:
+        record = await asyncio.to_thread(extract_record, meeting_id, info.series_id, info.started_at, utterances)
     await store.save_meeting_record(record)
-    logger.info("meeting_record_saved", meeting_id=meeting_id, decisions=len(record.decisions),
+    logger.info("meeting_record_saved", meeting_id=meeting_id, mode=record.mode, decisions=len(record.decisions),
                 action_items=len(record.action_items), pending=len(record.pending_items))
     return record
 

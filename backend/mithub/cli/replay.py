@@ -148,7 +148,7 @@ async def _run(
     if catalog is not None:
         from mithub.agent.decision_watch import record_meeting
 
-        await record_meeting(catalog, meeting_id)
+        await record_meeting(catalog, meeting_id, llm=llm)
 
     if manager.last_seq == 0:
         raise InputError("no valid utterance in the file; see the warnings above", source=args.transcript)

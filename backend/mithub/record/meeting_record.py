@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from typing import Literal
+
 from pydantic import AwareDatetime, BaseModel, Field
 
 from mithub.context.models import Utterance
@@ -23,6 +25,9 @@ class MeetingRecord(BaseModel):
     decisions: list[Decision] = Field(default_factory=list)
     action_items: list[ActionItem] = Field(default_factory=list)
     pending_items: list[PendingItem] = Field(default_factory=list)
+    mode: Literal["extractive", "llm", "mixed"] = Field(
+        "extractive", description="who extracted it: the LLM-free rules, the LLM, or the LLM with "
+        "the rules where it failed")
 
 
 def extract_record(
