@@ -46,6 +46,8 @@ METRICS = {
     "mithub_l1_summary_latency_seconds": "histogram",
     "mithub_l1_update_lag_utterances": "gauge",
     "mithub_topic_changes": "counter",
+    "mithub_decision_changes": "counter",
+    "mithub_decision_change_check_seconds": "histogram",
     "mithub_agent_calls": "counter",
     "mithub_agent_call_latency_seconds": "histogram",
     "mithub_agent_answers": "counter",
@@ -205,6 +207,11 @@ async def test_every_metric_is_exposed_and_moves(tmp_path, worker_models):
         assert index.search("Who directed Blue Velvet?")
 
         moved_in_worker = await _worker_meeting(tmp_path, port, before, worker_models)
+
+        from mithub_series import launch_watch
+
+        watch, line = await launch_watch()
+        assert await watch.observe([line])  # a change to last week's decision: checked and counted
 
         after = await asyncio.to_thread(scrape, port)
     finally:
