@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone, tzinfo
 
 Clock = Callable[[], datetime]
 
@@ -31,3 +31,18 @@ class ManualClock:
         if moment.tzinfo is None:
             raise ValueError("ManualClock.set needs a timezone-aware datetime")
         self._now = moment
+
+
+def display_zone(name: str) -> tzinfo:
+    """The time zone a setting names (MEMORY_TIMEZONE); UTC needs no zone database."""
+    if name.upper() in ("UTC", "Z", ""):
+        return timezone.utc
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    from mithub.errors import ConfigError
+
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ConfigError(f"unknown time zone {name!r}; use an IANA name such as Asia/Seoul "
+                          "(install the tzdata package if the system has no zone database)") from exc

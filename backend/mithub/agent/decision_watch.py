@@ -19,11 +19,11 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from typing import Protocol
-from zoneinfo import ZoneInfo
 
 import structlog
 
 from mithub.agent.change_check import llm_confirms
+from mithub.clock import display_zone
 from mithub.config import get_memory_config
 from mithub.context.models import Utterance
 from mithub.embedders.base import Embedder
@@ -118,7 +118,7 @@ class DecisionWatch:
         ledger = build_ledger(self.series_id, records, changes)
         self._seen = {c.seq for c in changes if c.meeting_id == self.meeting_id}  # a restored meeting
         self._changed = {c.decision_id for c in changes if c.meeting_id == self.meeting_id}
-        zone = ZoneInfo(get_memory_config().timezone)
+        zone = display_zone(get_memory_config().timezone)
         dates = {r.meeting_id: local_date(r.started_at) for r in records}
         self._labels = {r.meeting_id: _label(r.started_at.astimezone(zone), r) for r in records}
         names = sorted({d.speaker for r in records for d in r.decisions} | {a.owner for r in records for a in r.action_items})
