@@ -21,12 +21,12 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from zoneinfo import ZoneInfo
 
 import numpy as np
 import structlog
 from tqdm import tqdm
 
+from mithub.clock import display_zone
 from mithub.config import MemoryConfig, get_memory_config
 from mithub.context.models import PastExcerpt, PastMeetingRef, PastTopic
 from mithub.embedders.base import Embedder, text_key
@@ -58,7 +58,7 @@ class OrganisationMemory:
         self._count_text = count_text
         self._turn_max_tokens = turn_max_tokens
         self._root = Path(self.config.cache_dir) if self.config.cache_dir else None
-        self._zone = ZoneInfo(self.config.timezone)
+        self._zone = display_zone(self.config.timezone)
         self._progress = sys.stderr.isatty() if progress is None else progress
         self.series: dict[str, SeriesMemory] = {}
         self._indexed: dict[str, MeetingInfo] = {}
