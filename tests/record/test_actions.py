@@ -30,14 +30,14 @@ RESOLVED = {
 }
 
 
-def _meeting(name: str) -> tuple[list[Utterance], dict]:
+def _meeting(name: str, start: datetime = START) -> tuple[list[Utterance], dict]:
     turns = []
     for seq, line in enumerate((EXAMPLES / f"{name}.jsonl").read_text(encoding="utf-8").splitlines(), start=1):
         row = json.loads(line)
         turns.append(Utterance(
             id=seq, speaker_id=row["speaker_id"], speaker_name=row["speaker_name"], text=row["text"],
             start_ms=row["start_ms"], end_ms=row["end_ms"],
-            absolute_timestamp=START + timedelta(milliseconds=row["start_ms"]),
+            absolute_timestamp=start + timedelta(milliseconds=row["start_ms"]),
         ))
     return turns, json.loads((EXAMPLES / f"{name}.facts.json").read_text(encoding="utf-8"))
 

@@ -279,12 +279,15 @@ def _subject_of(text: str, turn: Utterance) -> tuple[set[str], set[date]]:
 
 def _add_acceptances(items: list[_Item], turns: list[Utterance]) -> None:
     """The owner's yes right after a request or assignment is part of the item (and may
-    carry its date: "Sure, end of day tomorrow.", "네, 다음 주 월요일에요.")."""
+    carry its date: "Sure, end of day tomorrow.", "네, 다음 주 월요일에요."). A yes after
+    someone else's question in between answers that question."""
     for item in items:
         if item.kind == "commit":
             continue
         for line in range(item.line + 1, min(len(turns), item.line + 3)):
             turn = turns[line]
+            if turn.speaker_name != item.owner and "?" in turn.text:
+                break
             if turn.speaker_name == item.owner and cue.starts_affirmative(turn.text):
                 if line not in item.lines:
                     item.lines.append(line)

@@ -28,11 +28,11 @@ _KO_WILL = re.compile(rf"[{_L_FINAL}][게께]요|[{_L_FINAL}]게(?=\s*[.!?]|$)|�
 _KO_SHALL = re.compile(r"겠습니다|겠어요")
 _KO_PLAN = re.compile(rf"[{_L_FINAL}]\s*(?:거예요|겁니다|거고요|예정)|려고(?:요|\s*합니다|\s*해요)")
 _KO_SELF = re.compile(r"제가|저희가|저희는|저는|저도")
-# Steering the meeting ("정리하겠습니다", "여기까지 할게요", "화면 공유할게요"), work done right
-# now ("지금 보내 드릴게요"), knowing or acknowledging ("알겠습니다", "알고 있을게요"), an
-# opinion ("좋겠습니다"), refusing, or deferring a topic are no work.
+# Steering the meeting ("정리하겠습니다", "여기까지 할게요", "넘어갈게요", "화면 공유할게요"),
+# work done right now ("지금 보내 드릴게요"), knowing or acknowledging ("알겠습니다", "알고
+# 있을게요"), an opinion ("좋겠습니다"), refusing, or deferring a topic are no work.
 _KO_NOT_COMMIT = re.compile(
-    r"확정|결정하|보류|마치겠|넘어가|넘길게|넘기겠|안건|여기까지|시작하겠|시작할게|(?:으로|로)\s*갈게"
+    r"확정|결정하|보류|마치겠|넘어[가갈]|넘길게|넘기겠|안건|여기까지|시작하겠|시작할게|(?:으로|로)\s*갈게"
     r"|(?:부터|먼저)\s*(?:볼|할|하겠)|지금\s*(?:바로\s*)?\S*[게겠]|화면|이따|말씀드릴\s*게\s"
     r"|(?:간단히|잠깐|먼저|우선)\s*(?:\S+\s+)?(?:설명|말씀|공유|보여)"
     r"|알겠|알고\s*있을|[좋되맞있없]겠|듣기만|(?:안|못)\s*[하할]|않겠|걸로\s*(?:할|하겠)"
@@ -80,6 +80,44 @@ _EN_NOT_COMMIT = re.compile(
     r"|\btak(?:e|es|ing)\s+(?:the\s+)?(?:first|second|next|this|that)?\s*(?:week|shift|day|weekend|rotation)\b",
     re.IGNORECASE,
 )
+# Going through the meeting's own agenda ("먼저 지난주 액션 아이템부터 하나씩 확인할게요",
+# "I'll go through last week's action items one by one") is the chair's talk, unless it
+# hands something over or names a deadline ("…확인해서 금요일까지 공유드릴게요"). In Korean:
+# items in turn ("하나씩", "차례로", "한 분씩"), or the agenda first ("먼저 액션 아이템부터"),
+# with a verb of looking or talking.
+_KO_IN_TURN = re.compile(r"하나씩|차례로|차례대로|순서대로|한\s*분씩|돌아가면서")
+_KO_AGENDA = re.compile(r"안건|아젠다|액션\s*아이템|지난\s*(?:주|번|회의)\s*(?:건|것|거|내용|과제|숙제)")
+_KO_FIRST = re.compile(r"먼저|우선|부터")
+_KO_STEER_VERB = re.compile(
+    r"(?:확인|점검|체크|리뷰|얘기|이야기|진행)\s*(?:해\s*)?(?:하|할|볼|보)[게께겠]"
+    r"|(?:짚어|훑어|살펴|들어)\s*(?:볼|보)[게께겠]|(?:^|\s)(?:볼|보)[게께겠]"
+)
+_EN_AGENDA = re.compile(r"\bagenda\b|\baction\s+items?\b|\blast\s+(?:week|time|meeting)'s\b|\bone\s+by\s+one\b"
+                        r"|\bin\s+order\b|\bround\s+the\s+(?:table|room)\b", re.IGNORECASE)
+_EN_STEER_VERB = re.compile(r"\b(?:I(?:'ll|\s+will)|let\s+me)\s+(?:just\s+|quickly\s+|first\s+)?(?:go\s+(?:through|over)"
+                            r"|run\s+through|check\s+in\s+on|review|walk\s+through|start\s+off)\b",
+                            re.IGNORECASE)
+_EN_STEER = re.compile(r"\b(?:I(?:'ll|\s+will)|let\s+me)\s+(?:just\s+)?(?:move\s+(?:us\s+)?on|kick\s+(?:us|things)\s+off"
+                       r"|wrap\s+(?:us|things)\s+up|hand\s+over\s+to)\b", re.IGNORECASE)
+_DELIVERS = re.compile(r"드릴|드리겠|까지|내일|모레|다음\s*주|이번\s*주|요일|월말|\bby\s+(?!one\b)|\bsend\b|\bshare\b"
+                       r"|\bcirculate\b|\bemail\b|\btomorrow\b|\btonight\b|\bnext\s+week\b|day\b", re.IGNORECASE)
+# Work already assigned, reported on: "나머지는 원래대로 화요일까지 끝낼게요", "스크립트도
+# 일정대로 준비할게요", "I'll finish the rest by Tuesday as planned".
+_STATUS = re.compile(
+    r"(?:원래|예정|일정|계획|약속(?:한|드린|했던)\s*)\s*대로"
+    r"|\bas\s+(?:originally\s+)?(?:planned|scheduled|promised|agreed)\b"
+    r"|\b(?:still\s+)?on\s+(?:track|schedule)\s+(?:to|for)\b",
+    re.IGNORECASE,
+)
+# Only attending: "오늘도 예산 쪽만 듣겠습니다", "I'll just listen in today", "I'll be observing"
+# (but "인터뷰 들어 보고 화요일까지 정리해 드릴게요", "I'll listen to the recordings").
+_KO_LISTEN = re.compile(r"듣겠|들을게|듣고만|참관")
+_EN_LISTEN = re.compile(
+    r"\bI(?:'ll|\s+will|'m\s+going\s+to)\s+(?:just\s+|mostly\s+|only\s+|mainly\s+)?"
+    r"(?:listen(?!\s+to\b)|observe(?!\s+(?:the|how|what|whether|if|it|them)\b)|sit\s+in|lurk"
+    r"|be\s+(?:just\s+)?(?:listening|observing|lurking|on\s+mute)|stay\s+(?:on\s+mute|quiet))\b",
+    re.IGNORECASE,
+)
 _EN_TALK = re.compile(
     r"\bwalk\s+us\b|\btell\s+us\b|\bsee\s+(?:the|my|it)\b|\bhear\s+me\b|\bremind\s+us\b"
     r"|\btake\s+notes\b|\brecord\s+(?:the|this)\s+(?:meeting|call)\b",
@@ -112,7 +150,13 @@ _NAMED_OWNER = re.compile(
     r"|담당(?:자)?(?:는|은)?|오너(?:는|은)?)\s*:?\s*$",
     re.IGNORECASE,
 )
-_KO_RECIPIENT = re.compile(r"^\s*(?:님|씨)?\s*(?:께|에게|한테|이랑|하고|랑|과|와|을|를|의|도\s*(?:초대|참조))")
+_KO_RECIPIENT = re.compile(r"^\s*(?:님|씨)?\s*(?:께|에게|한테|이랑|하고|랑|과|와|을|를|의|도\s*초대)")
+# Who only gets a copy ("민호 님 참조로", "cc Raj", "copy Dana on it", "with Sam in cc") is a
+# recipient, not the doer.
+_COPIED_AFTER = re.compile(r"^\s*(?:님|씨)?\s*(?:을|를|도|은|는)?\s*(?:참조|씨씨|cc\b)"
+                           r"|^\s*(?:in|on)\s+(?:cc|copy)\b|^\s*(?:cc'?d|copied)\b", re.IGNORECASE)
+_COPIED_BEFORE = re.compile(r"(?:참조|씨씨|\bcc|\bcc'ing|\bcopy|\bcopying|\bloop\s+in|\blooping\s+in)\s*(?:로|는|은|:)?\s*$",
+                            re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -153,6 +197,8 @@ def doer_mentions(sentence: str, names: list[str], speaker: str) -> list[NameMen
         joined = i + 1 < len(every) and re.match(r"\s*(?:이랑|랑|하고|와|과)\s*$", sentence[m.end:every[i + 1].start])
         if (_KO_RECIPIENT.match(rest) and not joined) or _english_object(sentence, m.start):
             continue
+        if _COPIED_AFTER.match(rest) or _COPIED_BEFORE.search(sentence[: m.start]):
+            continue
         doers.append(m)
     return doers
 
@@ -183,7 +229,7 @@ def is_commit(sentence: str, previous_line: str | None) -> bool:
     """The speaker promises to do something ("제가 할게요", "I'll send it", "Will do")."""
     if _HYPOTHETICAL.search(sentence):
         return False
-    if _KO_NOT_COMMIT.search(sentence):
+    if _KO_NOT_COMMIT.search(sentence) or _gives_no_new_work(sentence):
         return False
     if _KO_WILL.search(sentence):
         return True
@@ -203,6 +249,21 @@ def is_commit(sentence: str, previous_line: str | None) -> bool:
     # "I can ask." answers "Can we ...?"; elsewhere "I can" only says what is possible.
     asked = re.search(r"\b(?:can|could)\b.*\?", previous_line, re.IGNORECASE)
     return bool(_EN_CAN.search(sentence) and asked)
+
+
+def _gives_no_new_work(sentence: str) -> bool:
+    """A promise-shaped sentence that gives nobody new work: the chair steering the meeting
+    through its agenda, a report on work assigned before ("원래대로", "as planned"), or
+    saying one will only listen."""
+    if _STATUS.search(sentence) or _EN_STEER.search(sentence) or _EN_LISTEN.search(sentence):
+        return True
+    if _DELIVERS.search(sentence):
+        return False
+    if _KO_LISTEN.search(sentence):
+        return True
+    in_turn = _KO_IN_TURN.search(sentence) or _KO_AGENDA.search(sentence) and _KO_FIRST.search(sentence)
+    return bool(in_turn and _KO_STEER_VERB.search(sentence)
+                or _EN_AGENDA.search(sentence) and _EN_STEER_VERB.search(sentence))
 
 
 def _settles_a_topic(sentence: str) -> bool:
