@@ -1,7 +1,15 @@
-"""One series' finished meetings as one searchable transcript: the same `TranscriptIndex`
-that searches today's meeting (BM25 over Korean morphemes and English words fused with
-embedding similarity, the best stretch of discussion plus the best single turns), run over
-every past turn of the series, plus the past topic segments.
+"""One series' finished meetings as one searchable transcript: the same search as today's
+meeting (BM25 over Korean morphemes and English words fused with embedding similarity, the
+best stretch of discussion plus the best single turns), run over every past turn of the
+series, plus the past topic segments.
+
+Two things differ from today's search, because the hard part of a past question is finding
+which meeting, and which part of it, discussed the answer. Turns also score by their region
+(`SeriesIndex`), and the past budget is spread wider: a shorter stretch (`SPAN_SHARE`) and
+past turns condensed tighter (`PAST_TURN_MAX_TOKENS`), so more places of the series are
+quoted. On benchmarks/meeting_series.py the stretch share and the region weight are chosen
+by cross-validation over series; the condensing was set there by hand: the shorter the past
+lines, the more was found (8 to 20 tokens tried), and 12 still keeps a clause of each turn.
 
 Turns get running row ids in the index (it wants increasing ids); each row maps back to its
 meeting and seq, and an excerpt never runs across two meetings.
@@ -16,15 +24,18 @@ import numpy as np
 
 from mithub.context.formatting import past_topic_lines, past_utterance_line
 from mithub.context.models import PastExcerpt, PastMeetingRef, PastTopic, TopicSegment, Utterance
-from mithub.context.transcript_index import TranscriptIndex, query_terms
+from mithub.context.transcript_index import query_terms
 from mithub.embedders.base import Embedder, text_key
 from mithub.memory.cache import CachedMeeting
+from mithub.memory.series_index import REGION_WEIGHT, SeriesIndex
 from mithub.memory.vectors import StoredVectors
 from mithub.text import content_tokens
 
 # A past topic is shown when it is about the query: cosine above this, or shared key terms.
 TOPIC_MIN_COSINE = 0.35
 TOPIC_SHARE = 0.2  # of the past budget, at most, for the best past topic
+SPAN_SHARE = 0.4  # of the turns' budget for the best stretch; the rest for single turns elsewhere
+PAST_TURN_MAX_TOKENS = 12  # text kept of a condensed past turn (its key turn keeps four times that)
 
 
 @dataclass
@@ -39,7 +50,9 @@ class SeriesMemory:
     series_id: str
     embedder: Embedder
     count_text: Callable[[str], int]
-    turn_max_tokens: int = 0
+    turn_max_tokens: int = 0  # 0: past turns quoted whole; else condensed, to PAST_TURN_MAX_TOKENS at most
+    span_share: float = SPAN_SHARE
+    region_weight: float = REGION_WEIGHT
     meetings: dict[str, _Meeting] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -48,8 +61,9 @@ class SeriesMemory:
 
     def _reset(self) -> None:
         self._rows: list[tuple[_Meeting, Utterance]] = []
-        self._index = TranscriptIndex(self._feed, self._row_cost, turn_max_tokens=self.turn_max_tokens,
-                                      count_text=self.count_text)
+        condensed = min(self.turn_max_tokens, PAST_TURN_MAX_TOKENS) if self.turn_max_tokens > 0 else 0
+        self._index = SeriesIndex(self._feed, self._row_cost, region_weight=self.region_weight,
+                                  turn_max_tokens=condensed, count_text=self.count_text)
         self._topics: list[tuple[_Meeting, TopicSegment]] = []
         self._topic_vectors = np.zeros((0, self.embedder.dim), dtype=np.float32)
         self._topic_terms: list[set[str]] = []
@@ -70,7 +84,7 @@ class SeriesMemory:
         for u in cached.utterances:
             self._rows.append((meeting, u))
             rows.append(u.model_copy(update={"id": len(self._rows)}))
-        self._index.add(rows)
+        self._index.add(rows)  # one meeting: its regions stay inside it
         self._tokens = self._index.total_tokens
         self._feed.known = {}
         texts = [_topic_text(s) for s in cached.segments]
@@ -101,8 +115,9 @@ class SeriesMemory:
             return [], []
         topics = self._best_topic(query, int(budget_tokens * TOPIC_SHARE))
         room = budget_tokens - sum(t.tokens for t in topics)
+        self._index.region_weight = self.region_weight
         excerpts = []
-        for found in self._index.search(query, budget_tokens=room):
+        for found in self._index.search(query, budget_tokens=room, span_share=self.span_share):
             excerpts += self._split_by_meeting(found.utterances, found.score)
         return topics, excerpts
 
