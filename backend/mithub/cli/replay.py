@@ -105,12 +105,31 @@ async def _replay(args: argparse.Namespace) -> int:
         code = await _run(args, meeting_id, start, attached.repository, persisted=True,
                           embedder=await attached.meeting_embedder(model), catalog=attached.repository.inner)
         await attached.repository.drain()
+        await _record(attached.repository.inner, meeting_id)
         # The end of its file ends the meeting: it joins its series' memory.
         last = await attached.repository.inner.get_last_utterances(meeting_id, 1)
         ended = last[0].absolute_timestamp + timedelta(milliseconds=last[0].end_ms - last[0].start_ms) \
             if last else None
         await attached.repository.inner.end_meeting(meeting_id, at=ended)
         return code
+
+
+async def _record(store: Any, meeting_id: str) -> None:
+    """The meeting's record (decisions, action items) into the series ledger, after every
+    write is stored; a failure is reported, the transcript is safe and the record can be
+    made again by replaying the same file."""
+    from mithub.agent.decision_watch import record_meeting
+    from mithub.llm.factory import create_llm_client
+
+    llm = create_llm_client()
+    try:
+        await record_meeting(store, meeting_id, llm=llm)
+    except Exception as exc:  # noqa: BLE001 - everything said is stored already
+        print(f"warning: the meeting's record was not stored ({type(exc).__name__}: {exc}); "
+              "rerun the same replay to store it", file=sys.stderr)
+    finally:
+        if llm is not None:
+            await llm.aclose()
 
 
 def _default_start() -> datetime:
@@ -145,7 +164,7 @@ async def _run(
     watch = await _decision_watch(args, meeting_id, start, catalog, embedder, llm)
     await _feed(args, manager, repository, pieces, clock, watch)
     await manager.finalize()
-    if catalog is not None:
+    if not persisted:  # a stored meeting gets its record once every write is in (see _replay)
         from mithub.agent.decision_watch import record_meeting
 
         await record_meeting(catalog, meeting_id, llm=llm)
