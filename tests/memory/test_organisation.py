@@ -196,3 +196,24 @@ async def test_a_meeting_finished_by_another_process_is_found_without_a_restart(
             after.render_text()
     finally:
         await runtime.aclose()
+
+
+async def test_processes_writing_one_meeting_to_the_cache_at_once_leave_a_whole_file(store, memory_config):
+    """Writers race on the same meeting's cache file (several processes, or worker machines
+    sharing the folder): every one writes a whole file and renames it into place."""
+    import asyncio
+
+    from mithub.memory.cache import load_meeting, save_meeting
+
+    await _series(store)
+    memory = _memory(store, memory_config)
+    await memory.sync()
+    root = Path(memory_config.cache_dir)
+    (info,) = await store.finished_meetings()
+    cached = load_meeting(root, memory._embedder.model_id, info)
+    assert cached is not None
+    await asyncio.gather(*(asyncio.to_thread(save_meeting, root, cached) for _ in range(8)))
+    again = load_meeting(root, memory._embedder.model_id, info)
+    assert again is not None and again.utterances == cached.utterances
+    assert (again.vectors == cached.vectors).all()
+    assert not list(root.rglob("*.tmp")), "no temporary file is left behind"

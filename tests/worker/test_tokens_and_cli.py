@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 pytest.importorskip("livekit.api", reason="needs the worker extra: pip install 'mithub[worker]'")
@@ -97,3 +99,14 @@ def test_rpc_payloads() -> None:
     assert parse_rpc_payload('{"call_type": "SEARCH", "query": "budget"}') == CallRequest("SEARCH", "budget")
     for bad in ("not json", "[]", '{"call_type": "SEARCH"}', '{"call_type": "X"}', '{"call_type": "SUMMARY", "query": 3}'):
         assert isinstance(parse_rpc_payload(bad), CommandError), bad
+
+
+def test_a_meeting_is_a_room_session_and_its_series_the_room_or_what_its_metadata_names():
+    from mithub_worker.server import meeting_identity
+
+    assert meeting_identity("RM_abc", "weekly-sync", "") == ("RM_abc", "weekly-sync")
+    named = json.dumps({"mithub": {"series": "platform-team"}, "other": 1})
+    assert meeting_identity("RM_abc", "room-7", named) == ("RM_abc", "platform-team")
+    for unreadable in ("not json", "[1, 2]", json.dumps({"mithub": {"series": ""}})):
+        assert meeting_identity("RM_abc", "room-7", unreadable) == ("RM_abc", "room-7")
+    assert meeting_identity("", "room-7", "") == ("room-7", "room-7"), "no sid: the room name"
