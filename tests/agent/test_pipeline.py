@@ -151,3 +151,16 @@ async def test_exact_token_count_cuts_a_context_the_window_cannot_hold(korean_me
     answer = await pipeline.call(session, "SUMMARY")
     assert answer.context_tokens <= 2048 - 8 - 64
     assert answer.mode in ("llm", "template", "retrieval_only") and answer.answer.strip()
+
+
+async def test_citations_quote_what_was_said_not_the_condensed_prompt_line(korean_meeting):
+    """Long turns are condensed for the prompt ("…"); their citations quote the words said."""
+    session, builder = korean_meeting
+    answer = await AgentPipeline(builder).call(session, "SEARCH", "GPU 서버 예산 한도는 얼마로 정했나요?",
+                                               include_context=True)
+    condensed = {(i.seq, i.quote) for i in answer.context if "…" in i.quote}
+    assert condensed, "the question's context condenses some long turn"
+    said = {u.id: u.text for u in session.transcript.utterances}
+    quoted = [c for c in answer.citations if c.kind == "utterance"]
+    assert quoted and all(c.seq for c in quoted)
+    assert all(said[c.seq].startswith(c.quote.rstrip("…")) for c in quoted), [c.quote for c in quoted]

@@ -25,9 +25,11 @@ def context_citations(ctx: AgentContext) -> dict[str, Citation]:
     """Every citable item of the context, by the id the prompt showed."""
     items: dict[str, Citation] = {}
     utterances = [*(ctx.recent_utterances or []), *(u for e in ctx.transcript_excerpts for u in e.utterances)]
+    # A citation quotes what was said; the prompt may have held a condensed form of it.
+    said = {u.id: text for e in ctx.transcript_excerpts for u, text in zip(e.utterances, e.said, strict=False)}
     for u in utterances:
         items[f"U{u.id}"] = Citation(kind="utterance", id=f"U{u.id}", speaker=u.speaker_name,
-                                     time=u.absolute_timestamp, quote=_short(u.text))
+                                     time=u.absolute_timestamp, quote=_short(said.get(u.id, u.text)), seq=u.id)
     for segment in ctx.topic_segments or []:
         label = topic_label(segment)
         items[label] = Citation(kind="topic", id=label, title=segment.name,
@@ -49,11 +51,13 @@ def past_citations(ctx: AgentContext) -> dict[str, Citation]:
                                    **_meeting_fields(topic.meeting))
     k = 0
     for excerpt in ctx.past_excerpts:
+        said = dict(zip((u.id for u in excerpt.utterances), excerpt.said, strict=False))
         for u in excerpt.utterances:
             k += 1
             items[f"P{k}"] = Citation(kind="utterance", id=f"P{k}", speaker=u.speaker_name,
                                       time=u.absolute_timestamp.astimezone(excerpt.meeting.started_at.tzinfo),
-                                      quote=_short(u.text), seq=u.id, **_meeting_fields(excerpt.meeting))
+                                      quote=_short(said.get(u.id, u.text)), seq=u.id,
+                                      **_meeting_fields(excerpt.meeting))
     return items
 
 

@@ -103,6 +103,8 @@ class TranscriptExcerpt(BaseModel):
     utterances: list[Utterance]
     score: float = 0.0
     tokens: int = 0
+    said: list[str] = Field(default_factory=list, description="each turn's words as said (the "
+                            "utterances may be condensed for the prompt); for citations")
 
 
 class PastMeetingRef(BaseModel):
@@ -123,6 +125,7 @@ class PastExcerpt(BaseModel):
     utterances: list[Utterance]
     score: float = 0.0
     tokens: int = 0
+    said: list[str] = Field(default_factory=list, description="each turn's words as said")
 
 
 class PastTopic(BaseModel):

@@ -316,6 +316,7 @@ class TranscriptIndex:
                 shown = [self._shown(j, terms, 0 if rooms is None else int(rooms[j])) for j in run]
                 excerpts.append(TranscriptExcerpt(
                     utterances=[u for u, _ in shown],
+                    said=[self._utterances[j].text for j in run],
                     score=float(relevance[run].max()),
                     # each line and its break, then the separator (as `search` costed them)
                     tokens=sum(cost + LINE_BREAK_TOKENS for _, cost in shown) + LINE_BREAK_TOKENS,

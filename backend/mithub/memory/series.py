@@ -129,6 +129,7 @@ class SeriesMemory:
             if not out or out[-1].meeting.meeting_id != meeting.ref.meeting_id:
                 out.append(PastExcerpt(meeting=meeting.ref, utterances=[], score=score, tokens=1))
             out[-1].utterances.append(shown)
+            out[-1].said.append(original.text)
             out[-1].tokens += self.count_text(past_utterance_line(meeting.ref, shown, "P00")) + 1
         return out
 
