@@ -220,8 +220,8 @@ def detector_flags(series: Series, settings: ChangeSettings,
     """What the DecisionWatch flags under `settings`, from the matches of its one replay.
     DecisionWatch builds its ChangeDetector itself and takes no settings; `settings` is a plain
     attribute of the detector, so it is set there (no backend change) and the watch's choice
-    per line is repeated: `select`, then skip a decision already changed in this meeting
-    (those lines go to `dropped`)."""
+    per line is repeated: `select`, then skip a decision already changed in this meeting, as
+    `ChangeDetector.check` does after `mark_changed` (those lines go to `dropped`)."""
     detector = series.detector
     detector.settings = settings
     changed: set[str] = set()

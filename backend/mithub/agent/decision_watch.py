@@ -108,7 +108,6 @@ class DecisionWatch:
         self._labels: dict[str, str] = {}
         self._recent: deque[Utterance] = deque(maxlen=CONTEXT_LINES)
         self._seen: set[int] = set()
-        self._changed: set[str] = set()
         self.changes: list[DecisionChange] = []
 
     async def start(self) -> int:
@@ -117,7 +116,6 @@ class DecisionWatch:
         changes = await self._store.series_changes(self.series_id)
         ledger = build_ledger(self.series_id, records, changes)
         self._seen = {c.seq for c in changes if c.meeting_id == self.meeting_id}  # a restored meeting
-        self._changed = {c.decision_id for c in changes if c.meeting_id == self.meeting_id}
         zone = display_zone(get_memory_config().timezone)
         dates = {r.meeting_id: local_date(r.started_at) for r in records}
         self._labels = {r.meeting_id: _label(r.started_at.astimezone(zone), r) for r in records}
@@ -130,6 +128,9 @@ class DecisionWatch:
         self._detector = await asyncio.to_thread(
             ChangeDetector, self._embedder, active, meeting_id=self.meeting_id, started_at=self.started_at,
             names=names, meeting_dates=dates, pair_check=self._pair_check)
+        for change in changes:
+            if change.meeting_id == self.meeting_id:
+                self._detector.mark_changed(change.decision_id)
         logger.info("decision_watch_started", meeting_id=self.meeting_id, series_id=self.series_id,
                     active_decisions=len(active))
         return len(active)
@@ -145,9 +146,7 @@ class DecisionWatch:
             started = time.perf_counter()
             change = await asyncio.to_thread(self._detector.check, utterance, previous)
             record_change_check(time.perf_counter() - started)
-            # A line most about a decision already changed today restates or refines the
-            # change ("베타 오픈 시간은 오전 10시로"); it is not a second change.
-            if change is not None and change.decision_id not in self._changed and await self._confirmed(change):
+            if change is not None and await self._confirmed(change):
                 await self._accept(change)
                 found.append(change)
         return found
@@ -168,7 +167,7 @@ class DecisionWatch:
     async def _accept(self, change: DecisionChange) -> None:
         assert self._detector is not None
         decision = next(d for d in self._detector.decisions if d.id == change.decision_id)
-        self._changed.add(change.decision_id)
+        self._detector.mark_changed(change.decision_id)
         self.changes.append(change)
         record_decision_change(change.kind)
         logger.info("decision_changed", meeting_id=self.meeting_id, seq=change.seq, kind=change.kind,

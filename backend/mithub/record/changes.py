@@ -136,7 +136,9 @@ class ChangeDetector:
         self._ledger.decisions.extend(active)
 
     def mark_changed(self, decision_id: str) -> None:
-        """Stop checking against a decision a change has replaced."""
+        """A line of this meeting changed the decision: a later line most about it restates or
+        refines that change ("베타 오픈 시간은 오전 10시로"), so it is no second change, and it
+        is not taken for a change of the next-closest decision either."""
         for index, decision in enumerate(self._ledger.decisions):
             if decision.id == decision_id:
                 self._retired.add(index)
@@ -152,8 +154,6 @@ class ChangeDetector:
             return []
         related = []
         for index, settled in enumerate(self._ledger.values):
-            if index in self._retired:
-                continue
             pairs = [(v, w) for v in new_values for w in settled if comparable(v, w)]
             if pairs:
                 related.append((index, pairs))
@@ -217,7 +217,7 @@ class ChangeDetector:
     def check(self, utterance: Utterance, previous_lines: Sequence[Utterance] = ()) -> DecisionChange | None:
         """The change this line makes to a past decision, or None."""
         best = self.select(self.assess(utterance, previous_lines))
-        if best is None:
+        if best is None or best.index in self._retired:
             return None
         decision = self._ledger.decisions[best.index]
         if self.pair_check is not None and self.pair_check(decision, utterance, previous_lines) is False:
