@@ -183,6 +183,10 @@ class TranscriptIndex:
         self._utterances.extend(fresh)
         self._append_vectors(vectors)
 
+    def vector_rows(self, start: int, stop: int) -> np.ndarray:
+        """A copy of the turn vectors of rows [start, stop)."""
+        return self._vectors[start:stop].copy()
+
     @property
     def _vectors(self) -> np.ndarray:
         return self._vector_rows[: len(self._utterances)]

@@ -18,7 +18,7 @@ meeting and seq, and an excerpt never runs across two meetings.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -87,6 +87,8 @@ class SeriesMemory:
         self._index.add(rows)  # one meeting: its regions stay inside it
         self._tokens = self._index.total_tokens
         self._feed.known = {}
+        # The index holds the vectors now; a second copy would double the memory's size.
+        meeting.cached = replace(cached, vectors=np.zeros((0, self.embedder.dim), dtype=np.float32))
         texts = [_topic_text(s) for s in cached.segments]
         if texts:
             self._topics += [(meeting, s) for s in cached.segments]
@@ -95,11 +97,12 @@ class SeriesMemory:
 
     def remove(self, meeting_id: str) -> None:
         """Drop a meeting (reopened, or gone from the store): rebuilt from what is held."""
-        kept = [m for m in self.meetings.values() if m.ref.meeting_id != meeting_id]
+        kept = [(m, self._index.vector_rows(m.first_row, m.first_row + len(m.cached.utterances)))
+                for m in self.meetings.values() if m.ref.meeting_id != meeting_id]
         self.meetings = {}
         self._reset()
-        for meeting in kept:
-            self.add(meeting.ref, meeting.cached)
+        for meeting, vectors in kept:
+            self.add(meeting.ref, replace(meeting.cached, vectors=vectors))
 
     def _row_cost(self, row: Utterance) -> int:
         meeting, _ = self._rows[row.id - 1]
