@@ -42,6 +42,14 @@ def sentence_entities(sentence: str) -> set[str]:
     return found
 
 
+def entities_per_sentence(sentences: Sequence[str]) -> list[set[str]]:
+    """`sentence_entities` of each sentence. Overlapping chunk windows repeat a sentence in
+    two or three chunks; it is parsed once (Korean morpheme analysis is most of the cost) and
+    its rows share one set, which callers only read."""
+    parsed = {sentence: sentence_entities(sentence) for sentence in dict.fromkeys(sentences)}
+    return [parsed[sentence] for sentence in sentences]
+
+
 def filter_by_df(
     per_sentence: Sequence[set[str]], min_df: int, max_df_ratio: float, max_df_floor: int, max_df_cap: int | None = None
 ) -> list[str]:

@@ -19,7 +19,7 @@ from mithub.errors import IndexFormatError
 from mithub.retrieval import bridging
 from mithub.retrieval.csr import CSR
 from mithub.retrieval.candidates import Candidates
-from mithub.retrieval.entities import sentence_entities
+from mithub.retrieval.entities import entities_per_sentence
 from mithub.retrieval.profile import BuildProfile
 from mithub.text import split_sentences
 
@@ -75,7 +75,7 @@ class TriGraph:
         profile = profile or BuildProfile(progress=False)
         with profile.stage("trigraph extract", "sentence") as stage:
             sentences, owners = _sentences_of(texts, offset=0)
-            candidates = Candidates.empty().extend([sentence_entities(s) for s in sentences])
+            candidates = Candidates.empty().extend(entities_per_sentence(sentences))
             entities = _entities(candidates, config)
             stage.items = len(sentences)
         with profile.stage("trigraph encode", "text") as stage:
@@ -101,7 +101,7 @@ class TriGraph:
         profile = profile or BuildProfile(progress=False)
         with profile.stage("trigraph extract", "sentence") as stage:
             sentences, owners = _sentences_of(texts, offset=len(self.chunk_ids))
-            self.candidates = self.candidates.extend([sentence_entities(s) for s in sentences])
+            self.candidates = self.candidates.extend(entities_per_sentence(sentences))
             entities = _entities(self.candidates, config)
             stage.items = len(sentences)
         known = {name: i for i, name in enumerate(self.entities)}
