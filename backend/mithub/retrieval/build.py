@@ -4,6 +4,7 @@ build or an incremental add never encodes a text twice."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -96,20 +97,36 @@ def build_channels(
     profile: BuildProfile,
 ) -> dict[str, object]:
     """Dense encoding runs in a second thread beside the sparse and Tri-Graph stages when the
-    two channels use different models: each encoder keeps one thread (a second BLAS/OpenMP
-    thread per encoder made USE 12x slower whenever the machine was busy), and the build
-    still uses both cores. With one shared model the stages run in turn, so the Tri-Graph
-    finds the dense channel's sentence vectors in the cache."""
+    two channels use different models: each encoder keeps one thread while both run (a second
+    BLAS/OpenMP thread per encoder made USE 12x slower whenever the machine was busy), and an
+    encoder that can change its thread count (e5 on torch) takes every core once the other
+    stages are done. With one shared model the stages run in turn, so the Tri-Graph finds the
+    dense channel's sentence vectors in the cache."""
     shared = _cache_folder(embedder) == _cache_folder(tri_embedder)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="dense-encode") as pool:
         pending = None if shared else pool.submit(encode_dense, embedder, texts, profile)
         vectors = encode_dense(embedder, texts, profile) if shared else None
         sparse_index = build_sparse(texts, profile)
         graph = TriGraph.build(chunk_ids, texts, tri_embedder, config, profile=profile)
-        vectors = pending.result() if pending is not None else vectors
+        if pending is not None:
+            # The Python-bound stages are done: the dense encoder may take every core now.
+            _set_threads(embedder, max(config.build_threads, len(os.sched_getaffinity(0))))
+            try:
+                vectors = pending.result()
+            finally:
+                _set_threads(embedder, config.build_threads)
     with profile.stage("dense index", "chunk", len(texts)):
         dense_index = dense.DenseIndex.build(vectors)
     return {"dense": dense_index, "sparse": sparse_index, "trigraph": graph}
+
+
+def _set_threads(embedder: Embedder, threads: int) -> None:
+    """Tell the innermost encoder to use `threads` from its next batch on, if it can."""
+    while embedder is not None:
+        if hasattr(embedder, "set_threads"):
+            embedder.set_threads(threads)
+            return
+        embedder = getattr(embedder, "inner", None)  # type: ignore[assignment]
 
 
 def _cache_folder(embedder: Embedder) -> Path | None:
