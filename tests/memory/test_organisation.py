@@ -165,6 +165,24 @@ async def test_a_stale_cache_file_is_rebuilt(store, memory_config):
     assert fresh.stats["from_store"] == 1 and "week-1" in fresh.meeting_ids
 
 
+async def test_turns_the_store_has_no_vector_for_are_encoded_once_across_rebuilds(store, memory_config):
+    """The memory's turns go through the same content-hash vector cache as an index build: a
+    meeting rebuilt from the store (its cache file stale) encodes nothing it encoded before."""
+    await _series(store)  # replayed without storing vectors: the memory has to encode week 1
+    first = _memory(store, memory_config)
+    await first.sync()
+    assert first.stats["embedded"] == 70
+    assert list((Path(memory_config.cache_dir) / "vectors").glob("*/shard-*.npz"))
+    await store.ensure_meeting("week-1", reopen=True)
+    await store.end_meeting("week-1")  # the per-meeting file is stale now
+    rebuilt = _memory(store, memory_config)
+    await rebuilt.sync()
+    assert rebuilt.stats["from_store"] == 1 and rebuilt.stats["embedded"] == 0
+    found = rebuilt.search_past(BUDGET_QUESTION, series_id="planning", exclude_meeting_id="week-2",
+                                budget_tokens=400)[1]
+    assert any("예산" in u.text for e in found for u in e.utterances)
+
+
 @pytest.mark.slow
 async def test_a_meeting_finished_by_another_process_is_found_without_a_restart(
     database_url: str, tmp_path: Path, memory_config

@@ -28,6 +28,7 @@ from mithub.errors import IndexFormatError
 
 logger = structlog.get_logger(__name__)
 KEY_BYTES = 16
+VECTORS_DIR = "vectors"  # the cache's folder inside an index or the memory's cache folder
 _SHARD = re.compile(r"^shard-[0-9a-f]+\.npz$")
 
 

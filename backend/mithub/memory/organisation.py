@@ -30,6 +30,7 @@ from mithub.clock import display_zone
 from mithub.config import MemoryConfig, get_memory_config
 from mithub.context.models import PastExcerpt, PastMeetingRef, PastTopic
 from mithub.embedders.base import Embedder, text_key
+from mithub.embedders.vector_cache import VECTORS_DIR, PersistentCachedEmbedder
 from mithub.memory.cache import CachedMeeting, load_meeting, save_meeting
 from mithub.memory.series import SeriesMemory
 from mithub.memory.source import MemorySource
@@ -58,6 +59,9 @@ class OrganisationMemory:
         self._count_text = count_text
         self._turn_max_tokens = turn_max_tokens
         self._root = Path(self.config.cache_dir) if self.config.cache_dir else None
+        # What the store never had a vector for goes through the same content-hash cache as an
+        # index build (`DIR/vectors`), so it is encoded once, whatever restarts or rebuilds follow.
+        self._encoder = PersistentCachedEmbedder(embedder, self._root / VECTORS_DIR) if self._root else embedder
         self._zone = display_zone(self.config.timezone)
         self._progress = sys.stderr.isatty() if progress is None else progress
         self.series: dict[str, SeriesMemory] = {}
@@ -133,8 +137,10 @@ class OrganisationMemory:
             else:
                 out[i] = vector
         if missing:
-            out[missing] = self._embedder.embed_documents([texts[i] for i in missing])
-            self.stats["embedded"] += len(missing)
+            persistent = self._encoder if isinstance(self._encoder, PersistentCachedEmbedder) else None
+            before = persistent.encoded if persistent else 0
+            out[missing] = self._encoder.embed_documents([texts[i] for i in missing])
+            self.stats["embedded"] += persistent.encoded - before if persistent else len(missing)
         return out
 
     def _add(self, info: MeetingInfo, cached: CachedMeeting) -> None:
@@ -142,7 +148,7 @@ class OrganisationMemory:
             series = self.series.get(info.series_id)
             if series is None:
                 series = self.series[info.series_id] = SeriesMemory(
-                    info.series_id, self._embedder, self._count_text, self._turn_max_tokens)
+                    info.series_id, self._encoder, self._count_text, self._turn_max_tokens)
             series.add(self._ref(info, cached), cached)
             self._indexed[info.id] = info
 

@@ -14,13 +14,11 @@ import numpy as np
 from mithub.config import RetrievalConfig
 from mithub.embedders.base import CachedEmbedder, Embedder
 from mithub.embedders.sentence_pooled import SentencePooledEmbedder
-from mithub.embedders.vector_cache import PersistentCachedEmbedder
+from mithub.embedders.vector_cache import VECTORS_DIR, PersistentCachedEmbedder
 from mithub.errors import ConfigError
 from mithub.retrieval import dense, sparse
 from mithub.retrieval.profile import BuildProfile
 from mithub.retrieval.trigraph import TriGraph
-
-VECTORS_DIR = "vectors"
 
 
 def cache_root(directory: Path, config: RetrievalConfig) -> Path:
