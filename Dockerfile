@@ -12,8 +12,10 @@ COPY pyproject.toml README.md alembic.ini ./
 COPY backend ./backend
 COPY worker ./worker
 COPY migrations ./migrations
-# Editable install: `mithub db upgrade` finds migrations/ next to the package sources.
-RUN pip install -e ".[worker,cloud-stt]"
+# torch from the CPU wheel index first (PyPI's default build is CUDA, several GB); the dense
+# retrieval channel's e5 runs on it. Editable install: `mithub db upgrade` finds migrations/.
+RUN pip install --index-url https://download.pytorch.org/whl/cpu torch==2.13.0 \
+    && pip install -e ".[worker,cloud-stt]"
 
 RUN useradd --create-home --uid 10001 mithub && mkdir -p /app/data && chown mithub /app/data
 USER mithub

@@ -14,14 +14,14 @@ DEMO_QUESTION := 지난 회의에서 숫자 인식 오류 우선순위는 어떻
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+# torch first, pinned: the CPU build this machine kind keeps on disk (the dense retrieval
+# channel's e5 runs on it; a bare `torch` requirement would otherwise pull a CUDA build).
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(PIP) install torch==2.13.0
 	$(PIP) install -e .
 	touch $@
 
-# torch first, pinned: the CPU build this machine kind keeps on disk (a bare `torch`
-# requirement from sentence-transformers would otherwise pull a CUDA build).
 $(VENV)/.installed-test: pyproject.toml $(VENV)/.installed scripts/install-llm-test-server.sh
-	$(PIP) install torch==2.13.0
 	$(PIP) install -e '.[test,worker,cloud-stt,st]'
 	scripts/install-llm-test-server.sh $(VENV)
 	touch $@

