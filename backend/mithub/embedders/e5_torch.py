@@ -84,6 +84,9 @@ class TorchE5Embedder:
                     tensor(packed.q4(f"l{layer}.{name}.w", getattr(shape, rows))).to(self.dtype),
                     tensor(packed.f32(f"l{layer}.{name}.b")).to(self.dtype),
                 )
+            # Q, K and V read the same input: one product of three times the width.
+            parts = [weights.pop(name) for name in "qkv"]
+            weights["qkv"] = (torch.cat([w for w, _ in parts]), torch.cat([b for _, b in parts]))
             for name in ("aln", "oln"):
                 weights[name] = (tensor(packed.f32(f"l{layer}.{name}.w")).to(self.dtype),
                                  tensor(packed.f32(f"l{layer}.{name}.b")).to(self.dtype))
@@ -161,10 +164,10 @@ class TorchE5Embedder:
         batch, length, hidden = x.shape
         head = hidden // shape.heads
 
-        def heads(name: str):  # noqa: ANN202
-            return functional.linear(x, *weights[name]).view(batch, length, shape.heads, head).transpose(1, 2)
-
-        context = functional.scaled_dot_product_attention(heads("q"), heads("k"), heads("v"), attn_mask=attend)
+        query, key, value = (
+            functional.linear(x, *weights["qkv"]).view(batch, length, 3, shape.heads, head).permute(2, 0, 3, 1, 4)
+        )
+        context = functional.scaled_dot_product_attention(query, key, value, attn_mask=attend)
         attended = functional.linear(context.transpose(1, 2).reshape(batch, length, hidden), *weights["ao"])
         x = functional.layer_norm(x + attended, (hidden,), *weights["aln"], shape.eps)
         inner = functional.gelu(functional.linear(x, *weights["fi"]))

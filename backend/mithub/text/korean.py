@@ -30,15 +30,22 @@ def morphemes(text: str) -> list[Morpheme]:
     """Morphemes with simplified tags (irregular-conjugation suffixes such as `VV-R` dropped)."""
     if not text.strip():
         return []
-    with _lock:
-        tokens = _kiwi().tokenize(text)
-    return [Morpheme(t.form, t.tag.split("-")[0]) for t in tokens]
+    return list(_analyse(text)[0])
 
 
 def korean_sentences(text: str) -> list[str]:
     """Sentence split that also finds boundaries without punctuation (spoken Korean)."""
     if not text.strip():
         return []
+    return list(_analyse(text)[1])
+
+
+@lru_cache(maxsize=4096)
+def _analyse(text: str) -> tuple[tuple[Morpheme, ...], tuple[str, ...]]:
+    """One kiwi analysis serves both: `split_into_sents` runs the same analysis as `tokenize`
+    and groups its tokens (tested equal). An index build asks for a chunk's morphemes (BM25)
+    and then its sentences (Tri-Graph); a live turn is asked for both by several readers."""
     with _lock:
-        sentences = _kiwi().split_into_sents(text)
-    return [s.text.strip() for s in sentences if s.text.strip()]
+        sentences = _kiwi().split_into_sents(text, return_tokens=True)
+    tokens = tuple(Morpheme(t.form, t.tag.split("-")[0]) for s in sentences for t in s.tokens)
+    return tokens, tuple(s.text.strip() for s in sentences if s.text.strip())
