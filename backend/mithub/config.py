@@ -198,6 +198,7 @@ class RetrievalConfig(BaseSettings):
     # build uses both cores by encoding the dense channel beside the Tri-Graph instead.
     build_threads: int = Field(1, ge=1, description="threads per encoder during index build/add")
     build_batch: int = Field(256, ge=1, description="texts encoded and saved per batch (resume point)")
+    build_process: bool = Field(True, description="encode the dense channel of a build in a child process (no GIL shared with the other stages)")
     vector_cache_dir: str = Field("", description="content-hash vector cache; empty = DIR/vectors inside each index")
 
     # Chunking

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +16,7 @@ from mithub.embedders.sentence_pooled import SentencePooledEmbedder
 from mithub.embedders.vector_cache import VECTORS_DIR, PersistentCachedEmbedder
 from mithub.errors import ConfigError
 from mithub.retrieval import dense, sparse
+from mithub.retrieval.dense_encoder import DenseEncoder
 from mithub.retrieval.profile import BuildProfile
 from mithub.retrieval.trigraph import TriGraph
 
@@ -86,6 +86,11 @@ def build_sparse(texts: Sequence[str], profile: BuildProfile, index: sparse.Spar
         return index
 
 
+def shares_model(embedder: Embedder, tri_embedder: Embedder) -> bool:
+    """True when the dense channel and the Tri-Graph encode with one model (one cache)."""
+    return _cache_folder(embedder) == _cache_folder(tri_embedder)
+
+
 def build_channels(
     chunk_ids: Sequence[str],
     texts: Sequence[str],
@@ -93,38 +98,40 @@ def build_channels(
     tri_embedder: Embedder,
     config: RetrievalConfig,
     profile: BuildProfile,
+    dense_encoder: DenseEncoder | None = None,
 ) -> dict[str, object]:
-    """Dense encoding runs in a second thread beside the sparse and Tri-Graph stages when the
-    two channels use different models: each encoder keeps one thread while both run (a second
-    BLAS/OpenMP thread per encoder made USE 12x slower whenever the machine was busy), and an
-    encoder that can change its thread count (e5 on torch) takes every core once the other
-    stages are done. With one shared model the stages run in turn, so the Tri-Graph finds the
-    dense channel's sentence vectors in the cache."""
-    shared = _cache_folder(embedder) == _cache_folder(tri_embedder)
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="dense-encode") as pool:
-        pending = None if shared else pool.submit(encode_dense, embedder, texts, profile)
-        vectors = encode_dense(embedder, texts, profile) if shared else None
+    """With two models, dense encoding runs in its own thread (`dense_encoder`, already fed
+    while the corpus was read, or started here) beside the sparse and Tri-Graph stages: each
+    encoder keeps one thread while both run (a second BLAS/OpenMP thread per encoder made USE
+    12x slower whenever the machine was busy), and an encoder that can change its thread
+    count (e5 on torch) takes every core once the other stages are done. With one shared
+    model the stages run in turn, so the Tri-Graph finds the dense channel's sentence vectors
+    in the cache."""
+    if shares_model(embedder, tri_embedder):
+        vectors = encode_dense(embedder, texts, profile)
         sparse_index = build_sparse(texts, profile)
         graph = TriGraph.build(chunk_ids, texts, tri_embedder, config, profile=profile)
-        if pending is not None:
-            # The Python-bound stages are done: the dense encoder may take every core now.
-            _set_threads(embedder, max(config.build_threads, len(os.sched_getaffinity(0))))
-            try:
-                vectors = pending.result()
-            finally:
-                _set_threads(embedder, config.build_threads)
+    else:
+        if dense_encoder is None:
+            dense_encoder = DenseEncoder(embedder, profile, config.build_batch)
+            for text in texts:
+                dense_encoder.put(text)
+            dense_encoder.close()
+        try:
+            sparse_index = build_sparse(texts, profile)
+            graph = TriGraph.build(chunk_ids, texts, tri_embedder, config, profile=profile)
+        except BaseException:
+            dense_encoder.cancel()
+            raise
+        # The other stages are done: the dense encoder may take every core now.
+        dense_encoder.set_threads(max(config.build_threads, len(os.sched_getaffinity(0))))
+        try:
+            vectors = dense_encoder.result()
+        finally:
+            dense_encoder.set_threads(config.build_threads)
     with profile.stage("dense index", "chunk", len(texts)):
         dense_index = dense.DenseIndex.build(vectors)
     return {"dense": dense_index, "sparse": sparse_index, "trigraph": graph}
-
-
-def _set_threads(embedder: Embedder, threads: int) -> None:
-    """Tell the innermost encoder to use `threads` from its next batch on, if it can."""
-    while embedder is not None:
-        if hasattr(embedder, "set_threads"):
-            embedder.set_threads(threads)
-            return
-        embedder = getattr(embedder, "inner", None)  # type: ignore[assignment]
 
 
 def _cache_folder(embedder: Embedder) -> Path | None:

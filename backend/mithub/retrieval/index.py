@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -20,10 +20,20 @@ from mithub.embedders import load_embedder
 from mithub.embedders.factory import POOLED_NAME_SUFFIX, build_embedder
 from mithub.embedders.sentence_pooled import SentencePooledEmbedder
 from mithub.embedders.base import Embedder
+from mithub.embedders.process import ProcessEmbedder
 from mithub.errors import ConfigError, IndexFormatError, InputError, MitHubError
 from mithub.observability import retrieval_timer
 from mithub.retrieval import dense, fusion, sparse
-from mithub.retrieval.build import build_channels, build_settings, build_sparse, cache_root, encode_dense, with_vector_cache
+from mithub.retrieval.build import (
+    build_channels,
+    build_settings,
+    build_sparse,
+    cache_root,
+    encode_dense,
+    shares_model,
+    with_vector_cache,
+)
+from mithub.retrieval.dense_encoder import DenseEncoder
 from mithub.retrieval.meetings import meeting_chunks
 from mithub.retrieval.models import CHANNELS, INDEX_FORMAT_VERSION, ChannelName, Chunk, Hit, IndexMeta
 from mithub.retrieval.profile import BuildProfile
@@ -88,15 +98,26 @@ class HybridIndex:
         config = config or get_retrieval_config()
         profile = profile or BuildProfile(progress)
         started = time.perf_counter()
-        unique = _unique(chunks)
-        if not unique:
-            raise InputError("no chunks to index: the corpus is empty or every line was skipped", source=directory)
-        directory.mkdir(parents=True, exist_ok=True)
         # The setting values are recorded only when they chose the models (for the fix a mismatch names).
         names = (config.embedding_model if embedder is None else None,
                  config.trigraph_embedding_model if tri_embedder is None else None)
         embedder, tri_embedder = _build_embedders(config, embedder, tri_embedder, cache_root(directory, config))
-        channels = build_channels([c.id for c in unique], [c.text for c in unique], embedder, tri_embedder, config, profile)
+        encoder = None if shares_model(embedder, tri_embedder) else _build_encoder(embedder, names[0], config, directory)
+        dense_encoder = None if encoder is None else DenseEncoder(encoder, profile, config.build_batch)
+        try:
+            unique = _read(chunks, profile, dense_encoder)
+            if not unique:
+                raise InputError("no chunks to index: the corpus is empty or every line was skipped", source=directory)
+            directory.mkdir(parents=True, exist_ok=True)
+            channels = build_channels([c.id for c in unique], [c.text for c in unique], embedder, tri_embedder,
+                                      config, profile, dense_encoder)
+        except BaseException:
+            if dense_encoder is not None:
+                dense_encoder.cancel()
+            raise
+        finally:
+            if isinstance(getattr(encoder, "inner", None), ProcessEmbedder):
+                encoder.inner.close()
         meta = IndexMeta(
             model_id=embedder.model_id,
             dim=embedder.dim,
@@ -357,14 +378,36 @@ def _checked_vectors(vectors: np.ndarray, rows: int, meta: IndexMeta) -> np.ndar
     return vectors
 
 
-def _unique(chunks: Iterable[Chunk]) -> list[Chunk]:
+def _build_encoder(embedder: Embedder, name: str | None, config: RetrievalConfig, directory: Path) -> Embedder:
+    """The dense channel's document encoder for a build: the model the settings name, in a
+    child process (`RETRIEVAL_BUILD_PROCESS`), through the same vector cache; an embedder
+    handed in as an object, or sentence-pooled, encodes in a thread of this process."""
+    if not config.build_process or name is None or name.endswith(POOLED_NAME_SUFFIX):
+        return embedder
+    remote = ProcessEmbedder(name, config.build_threads, embedder.model_id, embedder.dim)
+    return with_vector_cache(remote, cache_root(directory, config), config.build_batch)
+
+
+def _read(chunks: Iterable[Chunk], profile: BuildProfile, dense_encoder: DenseEncoder | None) -> list[Chunk]:
+    """The corpus's chunks, each id once, handed to the dense encoder as they are read."""
+    with profile.stage("load + chunk", "chunk") as stage:
+        unique = []
+        for chunk in _unique(chunks):
+            unique.append(chunk)
+            if dense_encoder is not None:
+                dense_encoder.put(chunk.text)
+        stage.items = len(unique)
+    if dense_encoder is not None:
+        dense_encoder.close()
+    return unique
+
+
+def _unique(chunks: Iterable[Chunk]) -> Iterator[Chunk]:
     seen: set[str] = set()
-    out = []
     for chunk in chunks:
         if chunk.id in seen:
             logger.warning("retrieval_duplicate_chunk_skipped", chunk_id=chunk.id)
             continue
         seen.add(chunk.id)
-        out.append(chunk)
-    return out
+        yield chunk
 
