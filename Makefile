@@ -8,6 +8,9 @@ DEMO_MEETING_2 := examples/meetings/ko_product_planning_2.jsonl
 DEMO_DIR := data/demo
 DEMO_STORE := sqlite+aiosqlite:///$(DEMO_DIR)/mithub.db
 DEMO_QUESTION := 지난 회의에서 숫자 인식 오류 우선순위는 어떻게 하기로 했었죠?
+DEMO_DOCS := examples/documents/company_docs.jsonl
+DEMO_DOCS_2 := examples/documents/company_docs_2.jsonl
+DEMO_DOC_QUESTION := GPU 서버 구매 금액이 1억 원을 넘으면 누가 승인하나요?
 
 .PHONY: demo test install install-test bench clean
 
@@ -41,6 +44,9 @@ demo: install
 	  --question "$(DEMO_QUESTION)"
 	$(BIN)/mithub decisions --series demo-ko --database-url $(DEMO_STORE)
 	$(BIN)/mithub actions --series demo-ko --database-url $(DEMO_STORE)
+	$(BIN)/mithub index build --input $(DEMO_DOCS) --out $(DEMO_DIR)/index
+	$(BIN)/mithub index add --index $(DEMO_DIR)/index --input $(DEMO_DOCS_2)
+	$(BIN)/mithub search "$(DEMO_DOC_QUESTION)" --index $(DEMO_DIR)/index --top-k 2
 
 test: install-test
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

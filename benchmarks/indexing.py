@@ -28,14 +28,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bm25s  # noqa: E402
 import numpy as np  # noqa: E402
 from common import REPO_ROOT, markdown_table, write_results_section  # noqa: E402
-from retrieval_scale import synthetic_chunks  # noqa: E402
-
 from mithub.config import RetrievalConfig  # noqa: E402
 from mithub.jsonl import LineErrors  # noqa: E402
 from mithub.observability import configure_logging  # noqa: E402
 from mithub.retrieval.index import HybridIndex  # noqa: E402
 from mithub.retrieval.loaders import load_jsonl  # noqa: E402
 from mithub.retrieval.profile import BuildProfile  # noqa: E402
+from retrieval_scale import synthetic_chunks  # noqa: E402
 
 DATA = REPO_ROOT.parent / "shared" / "benchmarks" / "data" / "retrieval"
 SETS = ("hotpotqa100", "musique100", "ko_autorag_dev")

@@ -38,9 +38,8 @@ def _build(args: argparse.Namespace) -> int:
     from mithub.config import get_retrieval_config
     from mithub.jsonl import LineErrors
     from mithub.retrieval.index import HybridIndex
-    from mithub.retrieval.profile import BuildProfile
-
     from mithub.retrieval.loaders import load_corpus
+    from mithub.retrieval.profile import BuildProfile
 
     errors = LineErrors(report=lambda error: print(f"skipped: {error}", file=sys.stderr))
     profile = BuildProfile(progress=not args.no_progress)

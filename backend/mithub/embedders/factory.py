@@ -32,6 +32,7 @@ def _e5(threads: int) -> Embedder:
 
     try:
         import torch  # noqa: F401 - checked here for a clear message
+
         from mithub.embedders.e5_torch import TorchE5Embedder
     except ImportError as exc:
         raise ModelLoadError(

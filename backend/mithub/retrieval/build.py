@@ -5,20 +5,26 @@ build or an incremental add never encodes a text twice."""
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
+import structlog
 
 from mithub.config import RetrievalConfig
 from mithub.embedders.base import CachedEmbedder, Embedder
+from mithub.embedders.factory import POOLED_NAME_SUFFIX
+from mithub.embedders.process import ProcessEmbedder
 from mithub.embedders.sentence_pooled import SentencePooledEmbedder
 from mithub.embedders.vector_cache import VECTORS_DIR, PersistentCachedEmbedder
 from mithub.errors import ConfigError
 from mithub.retrieval import dense, sparse
 from mithub.retrieval.dense_encoder import DenseEncoder
+from mithub.retrieval.models import Chunk
 from mithub.retrieval.profile import BuildProfile
 from mithub.retrieval.trigraph import TriGraph
+
+logger = structlog.get_logger(__name__)
 
 
 def cache_root(directory: Path, config: RetrievalConfig) -> Path:
@@ -161,3 +167,37 @@ def check_build_settings(stored: dict[str, float], config: RetrievalConfig, dire
             f"{directory} was built with other settings: {', '.join(differ)}; "
             "set them back to the index's values, or rebuild it with `mithub index build`"
         )
+
+
+def build_encoder(embedder: Embedder, name: str | None, config: RetrievalConfig, directory: Path) -> Embedder:
+    """The dense channel's document encoder for a build: the model the settings name, in a
+    child process (`RETRIEVAL_BUILD_PROCESS`), through the same vector cache; an embedder
+    handed in as an object, or sentence-pooled, encodes in a thread of this process."""
+    if not config.build_process or name is None or name.endswith(POOLED_NAME_SUFFIX):
+        return embedder
+    remote = ProcessEmbedder(name, config.build_threads, embedder.model_id, embedder.dim)
+    return with_vector_cache(remote, cache_root(directory, config), config.build_batch)
+
+
+def read_chunks(chunks: Iterable[Chunk], profile: BuildProfile, dense_encoder: DenseEncoder | None) -> list[Chunk]:
+    """The corpus's chunks, each id once, handed to the dense encoder as they are read."""
+    with profile.stage("load + chunk", "chunk") as stage:
+        unique = []
+        for chunk in _unique(chunks):
+            unique.append(chunk)
+            if dense_encoder is not None:
+                dense_encoder.put(chunk.text)
+        stage.items = len(unique)
+    if dense_encoder is not None:
+        dense_encoder.close()
+    return unique
+
+
+def _unique(chunks: Iterable[Chunk]) -> Iterator[Chunk]:
+    seen: set[str] = set()
+    for chunk in chunks:
+        if chunk.id in seen:
+            logger.warning("retrieval_duplicate_chunk_skipped", chunk_id=chunk.id)
+            continue
+        seen.add(chunk.id)
+        yield chunk

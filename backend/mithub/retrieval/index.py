@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -17,25 +17,34 @@ import structlog
 from mithub.config import RetrievalConfig, get_retrieval_config
 from mithub.context.models import TopicSegment, Utterance
 from mithub.embedders import load_embedder
-from mithub.embedders.factory import POOLED_NAME_SUFFIX, build_embedder
-from mithub.embedders.sentence_pooled import SentencePooledEmbedder
 from mithub.embedders.base import Embedder
+from mithub.embedders.factory import POOLED_NAME_SUFFIX, build_embedder
 from mithub.embedders.process import ProcessEmbedder
+from mithub.embedders.sentence_pooled import SentencePooledEmbedder
 from mithub.errors import ConfigError, IndexFormatError, InputError, MitHubError
 from mithub.observability import retrieval_timer
 from mithub.retrieval import dense, fusion, sparse
 from mithub.retrieval.build import (
     build_channels,
+    build_encoder,
     build_settings,
     build_sparse,
     cache_root,
     encode_dense,
+    read_chunks,
     shares_model,
     with_vector_cache,
 )
 from mithub.retrieval.dense_encoder import DenseEncoder
 from mithub.retrieval.meetings import meeting_chunks
-from mithub.retrieval.models import CHANNELS, INDEX_FORMAT_VERSION, ChannelName, Chunk, Hit, IndexMeta
+from mithub.retrieval.models import (
+    CHANNELS,
+    INDEX_FORMAT_VERSION,
+    ChannelName,
+    Chunk,
+    Hit,
+    IndexMeta,
+)
 from mithub.retrieval.profile import BuildProfile
 from mithub.retrieval.trigraph import TriGraph
 
@@ -102,10 +111,10 @@ class HybridIndex:
         names = (config.embedding_model if embedder is None else None,
                  config.trigraph_embedding_model if tri_embedder is None else None)
         embedder, tri_embedder = _build_embedders(config, embedder, tri_embedder, cache_root(directory, config))
-        encoder = None if shares_model(embedder, tri_embedder) else _build_encoder(embedder, names[0], config, directory)
+        encoder = None if shares_model(embedder, tri_embedder) else build_encoder(embedder, names[0], config, directory)
         dense_encoder = None if encoder is None else DenseEncoder(encoder, profile, config.build_batch)
         try:
-            unique = _read(chunks, profile, dense_encoder)
+            unique = read_chunks(chunks, profile, dense_encoder)
             if not unique:
                 raise InputError("no chunks to index: the corpus is empty or every line was skipped", source=directory)
             directory.mkdir(parents=True, exist_ok=True)
@@ -377,37 +386,4 @@ def _checked_vectors(vectors: np.ndarray, rows: int, meta: IndexMeta) -> np.ndar
         )
     return vectors
 
-
-def _build_encoder(embedder: Embedder, name: str | None, config: RetrievalConfig, directory: Path) -> Embedder:
-    """The dense channel's document encoder for a build: the model the settings name, in a
-    child process (`RETRIEVAL_BUILD_PROCESS`), through the same vector cache; an embedder
-    handed in as an object, or sentence-pooled, encodes in a thread of this process."""
-    if not config.build_process or name is None or name.endswith(POOLED_NAME_SUFFIX):
-        return embedder
-    remote = ProcessEmbedder(name, config.build_threads, embedder.model_id, embedder.dim)
-    return with_vector_cache(remote, cache_root(directory, config), config.build_batch)
-
-
-def _read(chunks: Iterable[Chunk], profile: BuildProfile, dense_encoder: DenseEncoder | None) -> list[Chunk]:
-    """The corpus's chunks, each id once, handed to the dense encoder as they are read."""
-    with profile.stage("load + chunk", "chunk") as stage:
-        unique = []
-        for chunk in _unique(chunks):
-            unique.append(chunk)
-            if dense_encoder is not None:
-                dense_encoder.put(chunk.text)
-        stage.items = len(unique)
-    if dense_encoder is not None:
-        dense_encoder.close()
-    return unique
-
-
-def _unique(chunks: Iterable[Chunk]) -> Iterator[Chunk]:
-    seen: set[str] = set()
-    for chunk in chunks:
-        if chunk.id in seen:
-            logger.warning("retrieval_duplicate_chunk_skipped", chunk_id=chunk.id)
-            continue
-        seen.add(chunk.id)
-        yield chunk
 

@@ -17,8 +17,8 @@ from mithub.config import RetrievalConfig
 from mithub.embedders.base import Embedder, l2_normalize
 from mithub.errors import IndexFormatError
 from mithub.retrieval import bridging
-from mithub.retrieval.csr import CSR
 from mithub.retrieval.candidates import Candidates
+from mithub.retrieval.csr import CSR
 from mithub.retrieval.entities import entities_per_sentence
 from mithub.retrieval.profile import BuildProfile
 from mithub.text import split_sentences
