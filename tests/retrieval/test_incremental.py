@@ -183,3 +183,52 @@ def test_search_with_another_dense_model_names_the_setting_to_use(tmp_path, caps
     capsys.readouterr()
     assert main(["search", "Mina Park", "--index", str(tmp_path / "i")]) == 1
     assert "set RETRIEVAL_EMBEDDING_MODEL=use-multilingual or rebuild" in capsys.readouterr().err
+
+
+def _processes_with(mark: str) -> list[int]:
+    found = []
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if mark.encode() in environ.read_bytes():
+                found.append(int(environ.parent.name))
+        except OSError:
+            continue
+    return found
+
+
+def test_a_killed_default_build_resumes_and_leaves_no_encoder_process(tmp_path):
+    """The default build encodes the dense channel in a child process; a killed build keeps
+    the batches that process finished, and the process ends with its parent."""
+    import uuid
+
+    corpus = write_corpus(tmp_path / "big.jsonl", range(160), sentences=12)
+    out = tmp_path / "idx"
+    cache = out / "vectors" / "multilingual-e5-small-q4-torch"
+    mark = f"MITHUB_TEST_MARK={uuid.uuid4().hex}"
+    env = {**os.environ, "RETRIEVAL_BUILD_BATCH": "32", mark.split("=")[0]: mark.split("=")[1]}
+    env.pop("RETRIEVAL_EMBEDDING_MODEL", None)
+    process = subprocess.Popen([sys.executable, "-m", "mithub.cli", "index", "build", "--input", str(corpus),
+                                "--out", str(out), "--no-progress"], env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 180
+    while _shards(cache) < 3 and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert len(_processes_with(mark)) >= 2, "the build and its encoder process"
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    assert not (out / "meta.json").exists(), "the build finished before it could be killed"
+    deadline = time.monotonic() + 30
+    while _processes_with(mark) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _processes_with(mark), "the encoder process outlived its build"
+
+    _OPEN.clear()
+    done_before = set(VectorCache(cache, 384)._rows)
+    assert len(done_before) >= 3 * 32
+    config = RetrievalConfig(build_batch=32, build_process=False)
+    counting = CountingEmbedder(load_embedder("e5-small").inner)
+    chunks = list(load_corpus(corpus, config, LineErrors()))
+    index = HybridIndex.build(chunks, out, config, embedder=counting, progress=False)
+    encoded_keys = {text_key("d", t) for t in counting.encoded}
+    assert counting.encoded and not encoded_keys & done_before
+    assert index.meta.chunks == len(chunks)
