@@ -43,7 +43,8 @@ class ProcessEmbedder:
         return self._embed(_QUERIES, texts)
 
     def set_threads(self, threads: int) -> None:
-        self._connection.send_bytes(_THREADS + str(threads).encode())
+        if not self._connection.closed:  # a closed encoder has no threads to set
+            self._connection.send_bytes(_THREADS + str(threads).encode())
 
     def close(self) -> None:
         if self._process.is_alive():

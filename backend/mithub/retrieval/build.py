@@ -22,7 +22,7 @@ from mithub.retrieval import dense, sparse
 from mithub.retrieval.dense_encoder import DenseEncoder
 from mithub.retrieval.models import Chunk
 from mithub.retrieval.profile import BuildProfile
-from mithub.retrieval.trigraph import TriGraph
+from mithub.retrieval.trigraph import TriGraph, chunk_sentences
 
 logger = structlog.get_logger(__name__)
 
@@ -78,14 +78,22 @@ def _encode_in_batches(embedder: Embedder, texts: Sequence[str], profile: BuildP
     return np.concatenate(parts)
 
 
-def build_sparse(texts: Sequence[str], profile: BuildProfile, index: sparse.SparseIndex | None = None) -> sparse.SparseIndex:
-    """A new sparse index, or `index` with `texts` appended."""
+def analyse_chunks(texts: Sequence[str], profile: BuildProfile) -> tuple[list[list[str]], list[list[str]]]:
+    """Each chunk's BM25 tokens and its sentences for the Tri-Graph, in one pass: a Korean
+    chunk's morpheme analysis serves both (text/korean.py keeps the latest analyses), where two
+    passes over a corpus would each analyse every chunk."""
+    tokens, sentences = [], []
     with profile.stage("sparse tokenize", "chunk", len(texts)), profile.bar("sparse tokenize", len(texts), "chunk") as bar:
-        tokens = []
         for text in texts:
             tokens.append(sparse.tokenize(text))
+            sentences.append(chunk_sentences(text))
             bar.update(1)
-    with profile.stage("sparse index", "chunk", len(texts)):
+    return tokens, sentences
+
+
+def build_sparse(tokens: Sequence[list[str]], profile: BuildProfile, index: sparse.SparseIndex | None = None) -> sparse.SparseIndex:
+    """A new sparse index of the chunks' `tokens`, or `index` with them appended."""
+    with profile.stage("sparse index", "chunk", len(tokens)):
         if index is None:
             return sparse.SparseIndex.build(tokens)
         index.add(tokens)
@@ -104,31 +112,20 @@ def build_channels(
     tri_embedder: Embedder,
     config: RetrievalConfig,
     profile: BuildProfile,
-    dense_encoder: DenseEncoder | None = None,
+    dense_encoder: DenseEncoder | None,
 ) -> dict[str, object]:
-    """With two models, dense encoding runs in its own thread (`dense_encoder`, already fed
-    while the corpus was read, or started here) beside the sparse and Tri-Graph stages: each
-    encoder keeps one thread while both run (a second BLAS/OpenMP thread per encoder made USE
-    12x slower whenever the machine was busy), and an encoder that can change its thread
-    count (e5 on torch) takes every core once the other stages are done. With one shared
-    model the stages run in turn, so the Tri-Graph finds the dense channel's sentence vectors
-    in the cache."""
-    if shares_model(embedder, tri_embedder):
+    """With two models, `dense_encoder` (fed while the corpus was read) encodes the dense
+    channel beside the sparse and Tri-Graph stages: each encoder keeps one thread while both
+    run (a second BLAS/OpenMP thread per encoder made USE 12x slower whenever the machine was
+    busy), and an encoder that can change its thread count (e5 on torch) takes every core once
+    the other stages are done. With one shared model (`dense_encoder` None) the stages run in
+    turn, so the Tri-Graph finds the dense channel's sentence vectors in the cache."""
+    if dense_encoder is None:
         vectors = encode_dense(embedder, texts, profile)
-        sparse_index = build_sparse(texts, profile)
-        graph = TriGraph.build(chunk_ids, texts, tri_embedder, config, profile=profile)
-    else:
-        if dense_encoder is None:
-            dense_encoder = DenseEncoder(embedder, profile, config.build_batch)
-            for text in texts:
-                dense_encoder.put(text)
-            dense_encoder.close()
-        try:
-            sparse_index = build_sparse(texts, profile)
-            graph = TriGraph.build(chunk_ids, texts, tri_embedder, config, profile=profile)
-        except BaseException:
-            dense_encoder.cancel()
-            raise
+    tokens, sentences = analyse_chunks(texts, profile)
+    sparse_index = build_sparse(tokens, profile)
+    graph = TriGraph.build(chunk_ids, texts, tri_embedder, config, profile=profile, sentences=sentences)
+    if dense_encoder is not None:
         # The other stages are done: the dense encoder may take every core now.
         dense_encoder.set_threads(max(config.build_threads, len(os.sched_getaffinity(0))))
         try:

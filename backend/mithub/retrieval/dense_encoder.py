@@ -36,12 +36,9 @@ class DenseEncoder:
 
     def set_threads(self, threads: int) -> None:
         """Threads for the encoder's next batch on, if it can change them (e5 on torch can)."""
-        embedder = self._embedder
-        while embedder is not None:
-            if hasattr(embedder, "set_threads"):
-                embedder.set_threads(threads)
-                return
-            embedder = getattr(embedder, "inner", None)
+        innermost = _innermost_with(self._embedder, "set_threads")
+        if innermost is not None:
+            innermost.set_threads(threads)
 
     def put(self, text: str) -> None:
         self._pending.append(text)
@@ -57,8 +54,7 @@ class DenseEncoder:
         self._bar.refresh()
 
     def result(self) -> np.ndarray:
-        self._thread.join()
-        self._bar.close()
+        self._finish()
         if self._error is not None:
             raise self._error
         return np.concatenate(self._parts)
@@ -66,8 +62,15 @@ class DenseEncoder:
     def cancel(self) -> None:
         self._cancelled.set()
         self._queue.put(None)
+        self._finish()
+
+    def _finish(self) -> None:
+        """Wait for the thread; an encoder that owns a process (ProcessEmbedder) ends it."""
         self._thread.join()
         self._bar.close()
+        owner = _innermost_with(self._embedder, "close")
+        if owner is not None:
+            owner.close()
 
     def _send(self) -> None:
         if self._pending:
@@ -84,3 +87,10 @@ class DenseEncoder:
                     return
                 stage.items += len(texts)
                 self._bar.update(len(texts))
+
+
+def _innermost_with(embedder: Embedder | None, method: str):  # noqa: ANN202 - any embedder
+    """The first of `embedder` and the encoders it wraps (`inner`) that has `method`."""
+    while embedder is not None and not hasattr(embedder, method):
+        embedder = getattr(embedder, "inner", None)
+    return embedder

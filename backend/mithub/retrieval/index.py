@@ -19,12 +19,12 @@ from mithub.context.models import TopicSegment, Utterance
 from mithub.embedders import load_embedder
 from mithub.embedders.base import Embedder
 from mithub.embedders.factory import POOLED_NAME_SUFFIX, build_embedder
-from mithub.embedders.process import ProcessEmbedder
 from mithub.embedders.sentence_pooled import SentencePooledEmbedder
 from mithub.errors import ConfigError, IndexFormatError, InputError, MitHubError
 from mithub.observability import retrieval_timer
 from mithub.retrieval import dense, fusion, sparse
 from mithub.retrieval.build import (
+    analyse_chunks,
     build_channels,
     build_encoder,
     build_settings,
@@ -111,8 +111,8 @@ class HybridIndex:
         names = (config.embedding_model if embedder is None else None,
                  config.trigraph_embedding_model if tri_embedder is None else None)
         embedder, tri_embedder = _build_embedders(config, embedder, tri_embedder, cache_root(directory, config))
-        encoder = None if shares_model(embedder, tri_embedder) else build_encoder(embedder, names[0], config, directory)
-        dense_encoder = None if encoder is None else DenseEncoder(encoder, profile, config.build_batch)
+        dense_encoder = None if shares_model(embedder, tri_embedder) else DenseEncoder(
+            build_encoder(embedder, names[0], config, directory), profile, config.build_batch)
         try:
             unique = read_chunks(chunks, profile, dense_encoder)
             if not unique:
@@ -124,9 +124,6 @@ class HybridIndex:
             if dense_encoder is not None:
                 dense_encoder.cancel()
             raise
-        finally:
-            if isinstance(getattr(encoder, "inner", None), ProcessEmbedder):
-                encoder.inner.close()
         meta = IndexMeta(
             model_id=embedder.model_id,
             dim=embedder.dim,
@@ -275,11 +272,12 @@ class HybridIndex:
                 raise ConfigError("adding chunks to the dense channel needs vectors or an embedder")
             with profile.stage("dense index", "chunk", len(new)):
                 self.dense.add(vectors)
+        tokens, sentences = analyse_chunks(texts, profile)
         if self.sparse is not None:
-            build_sparse(texts, profile, self.sparse)
+            build_sparse(tokens, profile, self.sparse)
         if self.trigraph is not None and self.tri_embedder is not None:
             tri = with_vector_cache(self.tri_embedder, root, self.config.build_batch)
-            self.trigraph.add([c.id for c in new], texts, tri, self.config, profile=profile)
+            self.trigraph.add([c.id for c in new], texts, tri, self.config, profile=profile, sentences=sentences)
         self.chunks.extend(new)
         self._row_of.update({c.id: len(self._row_of) + i for i, c in enumerate(new)})
         self.meta.corpus_hash = corpus_hash(new, self.meta.corpus_hash)

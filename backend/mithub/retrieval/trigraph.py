@@ -71,10 +71,12 @@ class TriGraph:
         config: RetrievalConfig,
         progress: Progress | None = None,
         profile: BuildProfile | None = None,
+        sentences: Sequence[list[str]] | None = None,
     ) -> TriGraph:
+        """`sentences`: each text's `chunk_sentences`, when the caller has split them already."""
         profile = profile or BuildProfile(progress=False)
         with profile.stage("trigraph extract", "sentence") as stage:
-            sentences, owners = _sentences_of(texts, offset=0)
+            sentences, owners = _sentences_of(texts, offset=0, split=sentences)
             candidates = Candidates.empty().extend(entities_per_sentence(sentences))
             entities = _entities(candidates, config)
             stage.items = len(sentences)
@@ -95,12 +97,13 @@ class TriGraph:
         embedder: Embedder,
         config: RetrievalConfig,
         profile: BuildProfile | None = None,
+        sentences: Sequence[list[str]] | None = None,
     ) -> None:
         """Append chunks. Only the new sentences are parsed and encoded; the entity filter is
         redone over all stored candidates, so the graph equals a full build of the same corpus."""
         profile = profile or BuildProfile(progress=False)
         with profile.stage("trigraph extract", "sentence") as stage:
-            sentences, owners = _sentences_of(texts, offset=len(self.chunk_ids))
+            sentences, owners = _sentences_of(texts, offset=len(self.chunk_ids), split=sentences)
             self.candidates = self.candidates.extend(entities_per_sentence(sentences))
             entities = _entities(self.candidates, config)
             stage.items = len(sentences)
@@ -262,11 +265,16 @@ def _entity_index(vectors: np.ndarray, dim: int, exact_limit: int) -> faiss.Inde
     return index
 
 
-def _sentences_of(texts: Sequence[str], offset: int) -> tuple[list[str], np.ndarray]:
+def chunk_sentences(text: str) -> list[str]:
+    """The sentences the graph links a chunk through (the whole chunk if it has none)."""
+    return split_sentences(text) or [text]
+
+
+def _sentences_of(texts: Sequence[str], offset: int, split: Sequence[list[str]] | None = None) -> tuple[list[str], np.ndarray]:
     sentences: list[str] = []
     owners: list[int] = []
     for row, text in enumerate(texts):
-        for sentence in split_sentences(text) or [text]:
+        for sentence in split[row] if split is not None else chunk_sentences(text):
             sentences.append(sentence)
             owners.append(offset + row)
     return sentences, np.asarray(owners, dtype=np.int32)

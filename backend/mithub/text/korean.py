@@ -40,11 +40,12 @@ def korean_sentences(text: str) -> list[str]:
     return list(_analyse(text)[1])
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=256)
 def _analyse(text: str) -> tuple[tuple[Morpheme, ...], tuple[str, ...]]:
     """One kiwi analysis serves both: `split_into_sents` runs the same analysis as `tokenize`
-    and groups its tokens (tested equal). An index build asks for a chunk's morphemes (BM25)
-    and then its sentences (Tri-Graph); a live turn is asked for both by several readers."""
+    and groups its tokens (tested equal). The latest analyses are kept: an index build asks for
+    a chunk's morphemes (BM25) and its sentences (Tri-Graph) one after the other
+    (`retrieval.build.analyse_chunks`), and a live turn is asked for both by several readers."""
     with _lock:
         sentences = _kiwi().split_into_sents(text, return_tokens=True)
     tokens = tuple(Morpheme(t.form, t.tag.split("-")[0]) for s in sentences for t in s.tokens)
