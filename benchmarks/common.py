@@ -62,6 +62,18 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> s
     return "\n".join(lines)
 
 
+def load_average() -> str:
+    """The 1, 5 and 15 min load averages, as the results tables quote them."""
+    return ", ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def publish(title: str, body: str, write: bool) -> None:
+    """Print a benchmark's results; with `write`, also make them its RESULTS.md section."""
+    print(body)
+    if write:
+        write_results_section(title, body)
+
+
 def write_results_section(title: str, body: str, path: Path = RESULTS_PATH) -> None:
     """Replace the `## title` section of RESULTS.md (or append it), leaving other sections."""
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

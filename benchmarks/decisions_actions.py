@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import REPO_ROOT, markdown_table, write_results_section  # noqa: E402
+from common import REPO_ROOT, markdown_table, publish  # noqa: E402
 
 from mithub.context import cues  # noqa: E402
 from mithub.context.models import Utterance  # noqa: E402
@@ -276,9 +276,7 @@ def main() -> None:
     body += "\n\nSample meetings (`examples/meetings`, facts files):\n\n" + sample_meetings_table()
     if args.cv:
         body += "\n\nLeave-one-series-out cross-validation of the three windows:\n\n" + cv_table(cross_validate())
-    print(body)
-    if not args.no_write:
-        write_results_section(SECTION, body)
+    publish(SECTION, body, not args.no_write)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -22,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import markdown_table, write_results_section  # noqa: E402
+from common import load_average, markdown_table, publish  # noqa: E402
 from indexing import DATA  # noqa: E402
 
 from mithub.config import RetrievalConfig  # noqa: E402
@@ -81,7 +80,7 @@ def main() -> int:
     if args.one:
         args.result_file.write_text(json.dumps(measure(args.one, args.threads, args.chunks)))
         return 0
-    load_before = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    load_before = load_average()
     rows = []
     for name in args.encoders.split(","):
         rates = {}
@@ -92,16 +91,14 @@ def main() -> int:
                 rates[threads] = json.loads(Path(handle.name).read_text())
         rows.append([f"`{name}`"] + [f"{rates[t][lang]:.1f}" for lang in LANGUAGES for t in (1, 2)])
         print(name, rates, file=sys.stderr)
-    load_after = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    load_after = load_average()
     body = (
         f"{args.chunks} chunks per language, cut as the index build cuts them; chunks/s, best of two passes "
         f"after a warm-up. Load average (1, 5, 15 min) before: {load_before}; after: {load_after}.\n\n"
         + markdown_table(["encoder", "English, 1 thread", "English, 2 threads", "Korean, 1 thread", "Korean, 2 threads"],
                          rows)
     )
-    print(body)
-    if not args.no_write:
-        write_results_section(SECTION, body)
+    publish(SECTION, body, not args.no_write)
     return 0
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import subprocess
 import sys
@@ -27,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bm25s  # noqa: E402
 import numpy as np  # noqa: E402
-from common import REPO_ROOT, markdown_table, write_results_section  # noqa: E402
+from common import REPO_ROOT, load_average, markdown_table, write_results_section  # noqa: E402
 from mithub.config import RetrievalConfig  # noqa: E402
 from mithub.jsonl import LineErrors  # noqa: E402
 from mithub.observability import configure_logging  # noqa: E402
@@ -89,10 +88,6 @@ def run_option(model: str, corpus: str, chunks_wanted: int, limit: int | None) -
     }
 
 
-def _load() -> str:
-    return ", ".join(f"{x:.1f}" for x in os.getloadavg())
-
-
 def _stage_table(result: dict) -> str:
     rows = [[s["name"], f"{s['seconds']:.1f}", f"{s['items']:,} {s['unit']}", f"{s['items'] / max(s['seconds'], 1e-9):,.1f}",
              f"{s['seconds'] / result['total']:.0%}"] for s in result["stages"]]
@@ -142,7 +137,7 @@ def main() -> int:
     if args.one:
         args.result_file.write_text(json.dumps(run_option(args.one, args.corpus, args.chunks, args.limit)))
         return 0
-    before, results = _load(), []
+    before, results = load_average(), []
     if args.from_json:
         saved = [json.loads(path.read_text()) for path in args.from_json]
         results = [r for s in saved for r in s["results"]]
@@ -155,7 +150,7 @@ def main() -> int:
             subprocess.run(command, check=True)
             results.append(json.loads(Path(handle.name).read_text()))
         print(f"{model}: {results[-1]['total']:.0f} s", file=sys.stderr)
-    after = saved[-1]["load"][1] if args.from_json else _load()
+    after = saved[-1]["load"][1] if args.from_json else load_average()
     if args.save_json:
         args.save_json.write_text(json.dumps({"results": results, "load": [before, after],
                                               "corpus": args.corpus, "limit": args.limit}))

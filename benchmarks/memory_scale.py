@@ -25,7 +25,6 @@ import asyncio
 import cProfile
 import io
 import json
-import os
 import pstats
 import resource
 import sys
@@ -40,7 +39,7 @@ from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import CACHE_DIR, REPO_ROOT, NpyEmbeddingCache, markdown_table, write_results_section  # noqa: E402
+from common import CACHE_DIR, NpyEmbeddingCache, REPO_ROOT, load_average, markdown_table, write_results_section  # noqa: E402
 
 from mithub.agent.runtime import memory_builder  # noqa: E402
 from mithub.clock import ManualClock  # noqa: E402
@@ -393,7 +392,7 @@ def load_questions(limit: int) -> list[str]:
 
 
 async def run(args: argparse.Namespace) -> str:
-    load_before = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    load_before = load_average()
     model = load_embedder("use-multilingual").inner
     disk = NpyEmbeddingCache(model)
     started = time.perf_counter()
@@ -408,7 +407,7 @@ async def run(args: argparse.Namespace) -> str:
         for n in sorted({10, args.past}):
             results.append(await scenario(n, meetings, disk, model, questions, Path(tmp) / f"series{n}"))
             print(json.dumps({k: v for k, v in results[-1].items() if k != "profile"}), flush=True)
-    load_after = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    load_after = load_average()
     return report(results, load_before, load_after, replay_s)
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import resource
 import sys
 import tempfile
@@ -26,7 +25,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import markdown_table, write_results_section  # noqa: E402
+from common import load_average, markdown_table, publish  # noqa: E402
 from retrieval_metrics import percentile_ms  # noqa: E402
 
 from mithub.config import RetrievalConfig  # noqa: E402
@@ -141,10 +140,6 @@ def encoder_latency(names: Sequence[str], n: int = 50) -> dict[str, tuple[float,
     return out
 
 
-def _load() -> str:
-    return ", ".join(f"{x:.1f}" for x in os.getloadavg())
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,100000")
@@ -152,7 +147,7 @@ def main() -> int:
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
     configure_logging(level="WARNING")
-    load_before = _load()
+    load_before = load_average()
     config = RetrievalConfig()
     encoders = encoder_latency([config.embedding_model, config.trigraph_embedding_model])
     encode_p95 = sum(p95 for _, p95 in encoders.values())
@@ -173,12 +168,10 @@ def main() -> int:
     body = (
         f"Single-query encoding on this machine: {enc}. Index search times exclude encoding "
         "(synthetic hashing vectors); the last column adds both encoders' p95. Load average (1, 5, 15 min) "
-        f"before the run: {load_before}; after: {_load()} (this process counts for about 1).\n\n"
+        f"before the run: {load_before}; after: {load_average()} (this process counts for about 1).\n\n"
         + markdown_table(header, rows)
     )
-    print(body)
-    if not args.no_write:
-        write_results_section(SECTION, body)
+    publish(SECTION, body, not args.no_write)
     return 0
 
 

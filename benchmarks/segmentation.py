@@ -23,7 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import REPO_ROOT, NpyEmbeddingCache, markdown_table, write_results_section  # noqa: E402
+from common import NpyEmbeddingCache, REPO_ROOT, markdown_table, publish  # noqa: E402
 from segmentation_metrics import MeetingScore, average, evenly_spaced, score_meeting  # noqa: E402
 
 from mithub.cli.segment import SegmentationMeeting, utterances_from_turns  # noqa: E402
@@ -151,9 +151,7 @@ def main() -> int:
         f"Reference from the data README: {REFERENCE_TEXTTILING}.",
         _verdict(summary[("all", "TopicDetector (online, LLM-free)")]),
     ])
-    print(body)
-    if not args.no_write:
-        write_results_section(SECTION, body)
+    publish(SECTION, body, not args.no_write)
     return 0
 
 

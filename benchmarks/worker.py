@@ -31,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import markdown_table, write_results_section  # noqa: E402
+from common import load_average, markdown_table, write_results_section  # noqa: E402
 
 from livekit import rtc  # noqa: E402
 from livekit.agents import stt, utils  # noqa: E402
@@ -199,7 +199,7 @@ def _sustained(run: dict, max_lag: float) -> bool:
 
 
 async def stt_section(args: argparse.Namespace) -> tuple[str, str]:
-    load_before = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    load_before = load_average()
     config = get_stt_config()
     if config.provider != "whisper" or not config.whisper_model:
         config = config.model_copy(update={"provider": "whisper", "language": "en",
@@ -224,7 +224,7 @@ async def stt_section(args: argparse.Namespace) -> tuple[str, str]:
           f"{r['lag_p50']:.2f}", f"{r['lag_p95']:.2f}", f"{r['lag_max']:.2f}",
           f"{r['cpu_per_audio']:.3f}", f"{r['cores']:.2f}", "yes" if _sustained(r, args.max_lag) else "no"]
          for r in runs])
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    load = load_average()
     body = (
         f"Model {config.whisper_model} ({config.whisper_compute_type}, {config.whisper_device}, "
         f"beam {config.whisper_beam_size}, cpu_threads {config.whisper_cpu_threads or 'auto'}, "
@@ -335,7 +335,7 @@ async def meeting_section(args: argparse.Namespace) -> tuple[str, str]:
     from mithub.config import get_context_config
     from mithub.embedders import load_embedder
 
-    load_before = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    load_before = load_average()
     config = get_stt_config()
     vad = load_vad(config)
     embedder = load_embedder(get_context_config().embedding_model)
@@ -357,7 +357,7 @@ async def meeting_section(args: argparse.Namespace) -> tuple[str, str]:
           f"{r['lag_max']:.2f}", f"{r['cores']:.2f}", f"{r['cores_per_meeting']:.2f}",
           "yes" if r["sustained"] else "no"] for r in runs])
     sustained = [r["k"] for r in runs if r["sustained"]]
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    load = load_average()
     body = (
         f"K meetings at once, each {MEETING_SPEAKERS} participants taking turns "
         f"({MEETING_ROUNDS} rounds, {TURN_GAP_SECONDS:g} s between turns, "
@@ -507,7 +507,7 @@ async def ask_section(args: argparse.Namespace) -> tuple[str, str]:
     from mithub.config import get_context_config, get_memory_config
     from mithub.embedders import load_embedder
 
-    load_before = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    load_before = load_average()
     vad = load_vad(get_stt_config())
     embedder = load_embedder(get_context_config().embedding_model)
     runs = []
@@ -529,7 +529,7 @@ async def ask_section(args: argparse.Namespace) -> tuple[str, str]:
           f"{r['pipeline_p95']:.3f}", r["cited_past"],
           r["during_speech"],
           f"{r['cores']:.2f}"] for r in runs])
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    load = load_average()
     body = (
         f"K meetings at once, as in the section above ({MEETING_SPEAKERS} participants taking "
         f"turns, {ASK_ROUNDS} rounds, {ends[-1]:.0f} s of espeak-ng speech, Whisper per "
