@@ -127,21 +127,29 @@ def _shards(folder: Path) -> int:
     return len(list(folder.glob("shard-*.npz"))) if folder.is_dir() else 0
 
 
+def _kill_build_after_three_batches(corpus: Path, out: Path, cache: Path, env: dict, before_kill=None) -> None:  # noqa: ANN001
+    """`mithub index build` in a process of its own, SIGKILLed once three batches of `cache`
+    are saved (`before_kill` runs just before)."""
+    process = subprocess.Popen([sys.executable, "-m", "mithub.cli", "index", "build", "--input", str(corpus),
+                                "--out", str(out), "--no-progress"], env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 180
+    while _shards(cache) < 3 and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    if before_kill is not None:
+        before_kill()
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    assert not (out / "meta.json").exists(), "the build finished before it could be killed"
+
+
 def test_killed_build_resumes_without_encoding_finished_batches(tmp_path, use_settings):
     corpus = write_corpus(tmp_path / "big.jsonl", range(160), sentences=12)
     out = tmp_path / "idx"
     cache = out / "vectors" / "use-multilingual-v3"
     env = {**os.environ, "RETRIEVAL_EMBEDDING_MODEL": "use-multilingual",
            "RETRIEVAL_TRIGRAPH_EMBEDDING_MODEL": "use-multilingual", "RETRIEVAL_BUILD_BATCH": "32"}
-    process = subprocess.Popen([sys.executable, "-m", "mithub.cli", "index", "build", "--input", str(corpus),
-                                "--out", str(out), "--no-progress"], env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
-    while _shards(cache) < 3 and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.02)
-    process.send_signal(signal.SIGKILL)
-    process.wait()
-    assert not (out / "meta.json").exists(), "the build finished before it could be killed"
+    _kill_build_after_three_batches(corpus, out, cache, env)
     finished = VectorCache(cache, 512)
     assert len(finished) >= 3 * 32
     done_before = set(finished._rows)
@@ -207,16 +215,9 @@ def test_a_killed_default_build_resumes_and_leaves_no_encoder_process(tmp_path):
     mark = f"MITHUB_TEST_MARK={uuid.uuid4().hex}"
     env = {**os.environ, "RETRIEVAL_BUILD_BATCH": "32", mark.split("=")[0]: mark.split("=")[1]}
     env.pop("RETRIEVAL_EMBEDDING_MODEL", None)
-    process = subprocess.Popen([sys.executable, "-m", "mithub.cli", "index", "build", "--input", str(corpus),
-                                "--out", str(out), "--no-progress"], env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 180
-    while _shards(cache) < 3 and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert len(_processes_with(mark)) >= 2, "the build and its encoder process"
-    process.send_signal(signal.SIGKILL)
-    process.wait()
-    assert not (out / "meta.json").exists(), "the build finished before it could be killed"
+    running = []
+    _kill_build_after_three_batches(corpus, out, cache, env, before_kill=lambda: running.extend(_processes_with(mark)))
+    assert len(running) >= 2, "the build and its encoder process"
     deadline = time.monotonic() + 30
     while _processes_with(mark) and time.monotonic() < deadline:
         time.sleep(0.1)
