@@ -1,0 +1,38 @@
+"""The shared turn features read grammar by kiwi tag, not by phrase: the final ending's mood,
+-겠-, -기로, negation and conditionals; English modality; values and the next turns."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from mithub.record.turn_features import Turn, analyse_turn, korean_morphology, meeting_features
+
+REF = date(2026, 5, 4)
+
+
+def _ko(text: str) -> dict[str, float]:
+    return korean_morphology(analyse_turn(text, reference=REF, names=()).morphemes)
+
+
+def test_korean_mood_comes_from_the_final_ending_tag() -> None:
+    assert _ko("구청 앞 광장으로 옮깁시다.")["mood_propositive"] == 1.0  # EF ㅂ시다, a verb no table lists
+    assert _ko("그렇게 하시죠.")["mood_propositive"] == 1.0  # EP 시 + EF 죠
+    assert _ko("그건 제가 정리할게요.")["mood_volitional"] == 1.0
+    assert _ko("이걸로 갈까요?")["mood_interrogative"] == 1.0
+    assert _ko("예산은 1억 8천입니다.")["mood_declarative"] == 1.0
+    assert _ko("하기로 했어요.")["ko_giro"] == 1.0 and _ko("하기로 했어요.")["ko_past"] == 1.0
+    assert _ko("8월 5일로 하겠습니다.")["ko_future_gyet"] == 1.0
+    assert _ko("승인 안 나면 방법이 없지.")["conditional"] == 1.0
+    assert _ko("올리지 말자.")["negated"] == 1.0
+    assert _ko("하는 게 좋겠어요.")["ko_nominal_hedge"] == 1.0
+
+
+def test_next_turns_say_who_agrees_and_whether_the_value_is_repeated() -> None:
+    turns = [Turn("a", "푸드트럭은 몇 대로 할까요?"), Turn("b", "좋아, 푸드트럭은 15대로 모집하자."),
+             Turn("c", "네, 15대."), Turn("a", "Okay, let's go with Relaymark then."), Turn("b", "Sure.")]
+    full = meeting_features(turns, reference=REF, lookahead=2)
+    live = meeting_features(turns, reference=REF, lookahead=0)
+    assert full[1]["next_agrees"] == 1.0 and full[1]["next_repeats_value"] == 1.0
+    assert full[1]["prev_asks"] == 1.0 and full[1]["value_count"] == 1.0
+    assert live[1]["next_agrees"] == 0.0 and live[1]["prev_asks"] == 1.0  # the live path reads no later turn
+    assert full[3]["mood_propositive"] == 1.0 and full[3]["value_name"] == 1.0 and full[3]["lang_ko"] == 0.0
