@@ -28,10 +28,10 @@ from segmentation_metrics import MeetingScore, average, evenly_spaced, score_mee
 
 from mithub.cli.segment import SegmentationMeeting, utterances_from_turns  # noqa: E402
 from mithub.config import ContextConfig  # noqa: E402
-from mithub.context.topic_detector import TopicDetector, detect_boundaries  # noqa: E402
 from mithub.embedders import load_embedder  # noqa: E402
 from mithub.jsonl import LineErrors, iter_json_lines  # noqa: E402
 from mithub.observability import configure_logging  # noqa: E402
+from mithub.topics.detector import TopicDetector, detect_boundaries  # noqa: E402
 
 DATA = REPO_ROOT.parent / "shared" / "benchmarks" / "data" / "segmentation" / "qmsum_train.jsonl"
 SECTION = "Topic segmentation (QMSum train, online TopicDetector)"

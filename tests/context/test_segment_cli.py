@@ -7,7 +7,7 @@ import structlog
 
 from mithub.cli import main
 
-from .topic_meetings import BUDGET, HIRING, topic_turns
+from ..topics.topic_meetings import BUDGET, HIRING, topic_turns
 
 
 @pytest.fixture(autouse=True)

@@ -5,14 +5,14 @@ import json
 import pytest
 
 from mithub.config import ContextConfig
-from mithub.context.topic_cues import cue_strength
-from mithub.context.topic_detector import (
+from mithub.errors import LLMError
+from mithub.topics.cues import cue_strength
+from mithub.topics.detector import (
     TopicChange,
     TopicDetector,
     detect_boundaries,
     parse_topic_verdict,
 )
-from mithub.errors import LLMError
 
 from .topic_meetings import BUDGET, HIRING, meeting, topic_turns
 

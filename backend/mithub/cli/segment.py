@@ -84,11 +84,11 @@ async def _segment(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from mithub.config import get_context_config
-    from mithub.context.topic_detector import TopicDetector, detect_boundaries
     from mithub.embedders import load_embedder
     from mithub.errors import InputError
     from mithub.jsonl import LineErrors, iter_models
     from mithub.llm.factory import create_llm_client
+    from mithub.topics.detector import TopicDetector, detect_boundaries
 
     errors = LineErrors(report=lambda e: tqdm.write(f"warning: {e}", file=sys.stderr))
     config = get_context_config()

@@ -11,9 +11,9 @@ from mithub.context.manager import ContextManager
 from mithub.context.repository import MeetingRepository
 from mithub.context.summarizer import LLMSummarizer
 from mithub.context.summary import Summarizer
-from mithub.context.topic_detector import TopicDetector
 from mithub.embedders import Embedder, load_embedder
 from mithub.llm import LLMClient
+from mithub.topics.detector import TopicDetector
 
 
 def create_context_manager(

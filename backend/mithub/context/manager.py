@@ -26,11 +26,12 @@ from mithub.config import ContextConfig
 from mithub.context.buffers import TokenWindow
 from mithub.context.models import L1UpdateReason, NewUtterance, TopicSegment, Utterance
 from mithub.context.repository import ManagerState, MeetingRepository
+from mithub.context.restore import RestoreSizes, StoredMeeting, load_stored_meeting
 from mithub.context.speaker_context import SpeakerContext
 from mithub.context.splitting import split_oversize
 from mithub.context.summary import Summarizer, SummaryResult
-from mithub.context.topic_detector import TopicChange, TopicDetector
 from mithub.observability import record_ingest, record_l1_update, record_topic_change, track_meeting
+from mithub.topics.detector import TopicChange, TopicDetector
 
 logger = structlog.get_logger(__name__)
 
@@ -329,11 +330,39 @@ class ContextManager:
     # ---------------------------------------------------------------- restore
 
     async def restore_from_db(self) -> int:
-        """Rebuild this (fresh) manager from the repository. Returns the number of stored
-        utterances found (0: a new meeting)."""
-        from mithub.context.restore import restore_manager
-
+        """Rebuild this (fresh) manager from the repository (context/restore.py reads what it
+        is rebuilt from). Returns the number of stored utterances found (0: a new meeting)."""
         async with self._lock:
-            found = await restore_manager(self, self._repository)
+            cfg = self.config
+            sizes = RestoreSizes(cfg.l0_max_turns, cfg.l0_topic_buffer_max_turns,
+                                 self._detector.history_turns, cfg.speaker_buffer_max_per_speaker)
+            meeting = await load_stored_meeting(self._repository, self.meeting_id, sizes)
+            if meeting.stored == 0:
+                return 0
+            if meeting.state is not None:
+                self._apply_stored(meeting, meeting.state)
+            for utterance in meeting.tail:
+                self._next_seq = utterance.id + 1
+                await self._process(utterance, utterance.absolute_timestamp)
+            logger.info("meeting_restored", meeting_id=self.meeting_id, utterances=meeting.stored,
+                        segments=len(self.l1_segments), replayed=len(meeting.tail),
+                        topic=self.current_topic)
             self.publish_gauges()
-            return found
+            return meeting.stored
+
+    def _apply_stored(self, meeting: StoredMeeting, state: ManagerState) -> None:
+        self.l1_segments = list(meeting.segments)
+        self.current_topic = state.current_topic
+        self.current_topic_id = state.current_topic_id
+        self._topic_index = state.topic_index
+        self._topic_start_seq = state.topic_start_seq
+        self._topic_buffer_start_seq = state.topic_buffer_start_seq
+        self._last_summarized_utterance_id = state.last_summarized_seq
+        self._turn_count_since_l1 = state.turn_count_since_l1
+        self._last_l1_update = state.last_l1_update
+        self._l1_update_count = state.l1_update_count
+        self._next_seq = state.last_seq + 1
+        self.l0_buffer.replace(meeting.l0)
+        self.l0_topic_buffer.replace(meeting.topic_buffer)
+        self._detector.load_state(state.detector_state, meeting.detector_history)
+        self.speaker_context.load_state(state.speaker_state, meeting.speaker_turns)

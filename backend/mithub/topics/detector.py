@@ -1,6 +1,6 @@
 """TopicDetector (seed 002 §3.4, §10.2.5): where does a new topic start?
 
-Three kinds of evidence meet in one online score per turn (context/semantic_shift.py):
+Three kinds of evidence meet in one online score per turn (topics/semantic_shift.py):
 - the semantic shift from the meeting so far (a decayed memory of it) to the turns from this one
   on (embeddings, content words, speakers), plus the substance of the turns, in running standard
   deviations of this meeting;
@@ -32,20 +32,14 @@ from mithub.context.prompts.topic_detection import (
     TOPIC_DETECTION_SYSTEM_PROMPT,
     topic_detection_prompt,
 )
-from mithub.context.semantic_shift import (
-    SemanticShiftDetector,
-    ShiftDecision,
-    ShiftParams,
-    TurnFeatures,
-    content_terms,
-    spoken_text,
-)
-from mithub.context.topic_cues import cue_strength, has_topic_cue
 from mithub.embedders import Embedder
 from mithub.errors import LLMError, LLMOutputError
 from mithub.llm import LLMClient
 from mithub.llm.json_output import parse_into
 from mithub.text import keyword_candidates
+from mithub.topics.cues import cue_strength, has_topic_cue
+from mithub.topics.semantic_shift import SemanticShiftDetector, ShiftDecision, ShiftParams
+from mithub.topics.turns import TurnFeatures, content_terms, spoken_text
 
 logger = structlog.get_logger(__name__)
 

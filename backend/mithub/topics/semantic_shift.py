@@ -38,7 +38,6 @@ chose them: benchmarks/RESULTS.md (benchmarks/segmentation.py).
 from __future__ import annotations
 
 import math
-import re
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -46,18 +45,10 @@ from typing import Any
 
 import numpy as np
 
-from mithub.context.shift_memory import LaggedStats, TopicMemory
-from mithub.text import content_tokens
+from mithub.topics.shift_memory import LaggedStats, TopicMemory
+from mithub.topics.turns import TurnFeatures
 
 STATE_VERSION = 2
-
-# Words that carry no topic in conversation: acknowledgements, fillers and hesitations.
-BACKCHANNEL_TOKENS = frozenset(
-    "yeah yes yep yup okay ok oh right mm hmm mhm mmm hm uh um huh uh-huh mm-hmm so well alright "
-    "sure no nope ah eh er erm 네 예 응 음 어 아 그렇 맞 알 그래".split()
-)
-# Non-speech annotations of transcripts and STT output: {vocalsound}, [laughter], {disfmarker}.
-_ANNOTATION = re.compile(r"\{[^{}\n]{1,40}\}|\[[^\[\]\n]{1,40}\]")
 
 CHANNELS = ("embedding", "lexical", "speaker", "substance")
 # Relative weights of the channels' z-scores; the substance weight is a setting. Words count half:
@@ -69,36 +60,6 @@ _MAX_RAISED_BOUNDARIES = 5
 # A turn with this many content terms (or a strong cue) can open a topic; fewer is backchannel.
 OPENING_TERMS = 3
 _STRONG_CUE = 1.0
-
-
-def spoken_text(text: str) -> str:
-    """The words actually spoken: annotations removed, whitespace collapsed."""
-    return " ".join(_ANNOTATION.sub(" ", text).split())
-
-
-def content_terms(text: str) -> tuple[str, ...]:
-    """Topic-bearing terms of a turn (nouns, stems, words), backchannel words removed."""
-    return tuple(t for t in content_tokens(spoken_text(text)) if t not in BACKCHANNEL_TOKENS)
-
-
-@dataclass(frozen=True)
-class TurnFeatures:
-    """What the detector keeps of one turn. `vector` is None for a turn without content."""
-
-    seq: int
-    speaker: str
-    terms: tuple[str, ...]
-    vector: np.ndarray | None
-    cue: float = 0.0
-
-    @property
-    def embedding_weight(self) -> float:
-        # Longer turns say more about the topic, with diminishing returns.
-        return math.log1p(len(self.terms)) if self.vector is not None else 0.0
-
-    @property
-    def speaker_weight(self) -> float:
-        return min(1.0, 0.2 + len(self.terms) / 5)
 
 
 @dataclass(frozen=True)

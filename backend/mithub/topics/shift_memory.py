@@ -1,4 +1,4 @@
-"""The state the semantic-shift detector keeps as a meeting runs (context/semantic_shift.py):
+"""The state the semantic-shift detector keeps as a meeting runs (topics/semantic_shift.py):
 running channel statistics that lag behind the turn being scored, and an exponentially
 decayed memory of everything said so far, whose every step costs the same however long the
 meeting runs."""
@@ -8,12 +8,11 @@ from __future__ import annotations
 import math
 from collections import Counter, deque
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from mithub.context.semantic_shift import TurnFeatures
+from mithub.topics.turns import TurnFeatures
 
 # Below this the decayed memory is rescaled and negligible words are dropped (memory stays flat).
 _RESCALE_BELOW = 1e-6
