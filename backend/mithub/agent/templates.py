@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mithub.agent.answer import Citation
+from mithub.agent.answering import supplies_answer
 from mithub.agent.record_answers import record_actions, record_summary
 from mithub.agent.attribution import context_citations
 from mithub.context import cues
@@ -129,32 +130,44 @@ def _related(ctx: AgentContext, labels: dict[str, str]) -> tuple[str, list[Citat
     picked += [available[f"D{i}"] for i in range(1, min(len(ctx.documents), 3) + 1)]
     if not picked:
         return None
-    lead = _lead_sentence([[available[i] for i in ids if i in available] for ids in groups], terms)
+    lead = _lead_sentence([[available[i] for i in ids if i in available] for ids in groups], terms,
+                          ctx.user_query or "")
     lines = [labels["lead"].format(source=_source(lead[0]), sentence=lead[1])] if lead else []
     others = [c for c in picked if not lead or c is not lead[0]]
     lines.append(labels["related"].format(n=len(others)))
     return "\n".join(lines), ([lead[0]] if lead else []) + others
 
 
-def _lead_sentence(groups: list[list[Citation]], terms: set[str]) -> tuple[Citation, str] | None:
+def _lead_sentence(groups: list[list[Citation]], terms: set[str], question: str = ""
+                   ) -> tuple[Citation, str] | None:
     """The statement sharing most words with the question (first in evidence order on a tie),
     with the turn it comes from. A matching question in the evidence ("숫자 인식은 우선순위를
-    어떻게 두죠?") points at its answer: the next turn of the excerpt, by someone else."""
-    best: tuple[int, Citation, str] | None = None
+    어떻게 두죠?") points at its answer: the next turn of the excerpt, by someone else. A
+    statement that does not supply what the question asks for (`supplies_answer`: "기억이 안
+    나네요") leads only when nothing else can."""
+    best: tuple[tuple[bool, int], Citation, list[str]] | None = None
     for group in groups:
         for i, citation in enumerate(group):
             for sentence in split_sentences(citation.quote or "") or [citation.quote or ""]:
                 score = len(terms.intersection(content_tokens(sentence)))
-                if not score or (best is not None and score <= best[0]):
+                found = _statement(group, i, sentence) if score else None
+                if found is None:
                     continue
-                if not is_question(sentence):
-                    best = (score, citation, sentence.strip())
-                    continue
-                reply = next((c for c in group[i + 1:] if c.speaker != citation.speaker), None)
-                statements = [t for t in split_sentences(reply.quote or "") if not is_question(t)] if reply else []
-                if statements:
-                    best = (score, reply, " ".join(t.strip() for t in statements[:2]))
-    return (best[1], best[2]) if best else None
+                rank = (supplies_answer(found[1][0], question), score)
+                if best is None or rank > best[0]:
+                    best = (rank, *found)
+    return (best[1], " ".join(best[2])) if best else None
+
+
+def _statement(group: list[Citation], i: int, sentence: str) -> tuple[Citation, list[str]] | None:
+    """The statement a matching sentence stands for: itself, or for a question the first
+    statements of its reply (None when no reply in the excerpt has one)."""
+    citation = group[i]
+    if not is_question(sentence):
+        return citation, [sentence.strip()]
+    reply = next((c for c in group[i + 1:] if c.speaker != citation.speaker), None)
+    statements = [t.strip() for t in split_sentences(reply.quote or "") if not is_question(t)] if reply else []
+    return (reply, statements[:2]) if reply is not None and statements else None
 
 
 def _source(citation: Citation) -> str:

@@ -64,11 +64,12 @@ class PastMeetingSearch(Protocol):
         self, query: str, *, series_id: str | None, exclude_meeting_id: str, budget_tokens: int
     ) -> tuple[list[PastTopic], list[PastExcerpt]]: ...
 
-    def past_tokens(self, series_id: str | None) -> int:
-        """Tokens of the past transcripts a search for `series_id` would cover."""
+    def past_tokens(self, series_id: str | None, *, exclude_meeting_id: str | None = None) -> int:
+        """Tokens of the past transcripts a search for `series_id` from that meeting would cover."""
         ...
 
-    def mentions(self, terms: list[str], series_id: str | None) -> set[str]:
+    def mentions(self, terms: list[str], series_id: str | None, *, exclude_meeting_id: str | None = None
+                 ) -> set[str]:
         """The terms said in some past meeting a search for `series_id` would cover."""
         ...
 
@@ -138,7 +139,8 @@ class ContextBuilder:
         if call_type == "IMMEDIATE_RESPONSE" and transcript is not None and len(transcript):
             # The quick call stays quick: a share of what it searches (today's transcript and
             # the past meetings in scope), within the call type's budget.
-            searched = transcript.total_tokens + (self.past.past_tokens(series_id) if self.past else 0)
+            searched = transcript.total_tokens + (
+                self.past.past_tokens(series_id, exclude_meeting_id=manager.meeting_id) if self.past else 0)
             share = int(searched * self.config.immediate_max_meeting_share)
             total = min(total, max(share, self.config.immediate_min_tokens))
         uses_recent_window = call_type != "ACTION_EXTRACTION"
@@ -295,11 +297,12 @@ class ContextBuilder:
         still lie there), none for call types about today's meeting alone."""
         if self.past is None or not query or call_type not in ("IMMEDIATE_RESPONSE", "SEARCH"):
             return [], []
-        share = self.past_budget_share(query, series_id, transcript)
+        share = self.past_budget_share(query, series_id, transcript, meeting_id=meeting_id)
         return self.past.search_past(query, series_id=series_id, exclude_meeting_id=meeting_id,
                                      budget_tokens=int(budget * share))
 
-    def past_budget_share(self, query: str, series_id: str | None, transcript: TranscriptIndex | None) -> float:
+    def past_budget_share(self, query: str, series_id: str | None, transcript: TranscriptIndex | None,
+                          *, meeting_id: str | None = None) -> float:
         """`past_cue_share` for a question that points at the past; otherwise between
         `past_share` and that, by how much of what the question is about was never said today
         (its terms said in past meetings but not in today's transcript)."""
@@ -308,7 +311,7 @@ class ContextBuilder:
         if not self.adaptive_past_share:
             return self.past_share
         terms = query_terms(query)
-        said_before = self.past.mentions(terms, series_id) if self.past else set()
+        said_before = self.past.mentions(terms, series_id, exclude_meeting_id=meeting_id) if self.past else set()
         said_today = transcript.mentions(terms) if transcript is not None else set()
         known = said_before | said_today
         if not known:

@@ -297,7 +297,22 @@ class TranscriptIndex:
             chosen[i] = True
             used += costs[i] + LINE_BREAK_TOKENS
             blocked[max(0, i - SINGLE_TURN_GAP + 1): i + SINGLE_TURN_GAP] = True
+        self._with_replies(chosen, relevance, costs, budget_tokens - used)
         return self._excerpts(chosen, relevance, query_terms(query), rooms)
+
+    def _with_replies(self, chosen: np.ndarray, relevance: np.ndarray, costs: np.ndarray, room: float) -> float:
+        """A quoted question brings the turn that replies to it (the next one, by someone
+        else), most relevant question first, while `room` lasts: a question matches the query's
+        words, but what was said about it is in the reply. Returns the room left."""
+        n = len(chosen)
+        questions, speakers = self._arrays()
+        asked = np.flatnonzero(chosen & questions[:n])
+        for i in asked[np.argsort(-relevance[asked], kind="stable")]:
+            j = i + 1
+            if j < n and not chosen[j] and speakers[j] != speakers[i] and costs[j] <= room:
+                chosen[j] = True
+                room -= costs[j]
+        return room
 
     def _rooms(self, n: int, top: int) -> np.ndarray | None:
         """Tokens of text each of the first `n` turns may keep when quoted: `turn_max_tokens`,

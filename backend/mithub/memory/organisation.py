@@ -26,7 +26,6 @@ import numpy as np
 import structlog
 from tqdm import tqdm
 
-from mithub.clock import display_zone
 from mithub.config import MemoryConfig, get_memory_config
 from mithub.context.models import PastExcerpt, PastMeetingRef, PastTopic
 from mithub.embedders.base import Embedder, text_key
@@ -38,6 +37,8 @@ from mithub.store.records import MeetingInfo
 from mithub.text import has_hangul
 
 logger = structlog.get_logger(__name__)
+
+_MAX_VIEWS = 8  # finished meetings asked about, whose series views are kept built
 
 
 class OrganisationMemory:
@@ -62,10 +63,11 @@ class OrganisationMemory:
         # What the store never had a vector for goes through the same content-hash cache as an
         # index build (`DIR/vectors`), so it is encoded once, whatever restarts or rebuilds follow.
         self._encoder = PersistentCachedEmbedder(embedder, self._root / VECTORS_DIR) if self._root else embedder
-        self._zone = display_zone(self.config.timezone)
         self._progress = sys.stderr.isatty() if progress is None else progress
         self.series: dict[str, SeriesMemory] = {}
         self._indexed: dict[str, MeetingInfo] = {}
+        # Series as a finished meeting saw them while it ran (`_as_of`), by what they leave out.
+        self._views: dict[tuple[str, frozenset[str]], SeriesMemory] = {}
         self._lock = threading.Lock()
         self._sync_lock = asyncio.Lock()
         self._synced_at = float("-inf")
@@ -151,6 +153,7 @@ class OrganisationMemory:
                     info.series_id, self._encoder, self._count_text, self._turn_max_tokens)
             series.add(self._ref(info, cached), cached)
             self._indexed[info.id] = info
+            self._views.clear()
 
     def _remove(self, info: MeetingInfo) -> None:
         with self._lock:
@@ -158,10 +161,11 @@ class OrganisationMemory:
             if series is not None:
                 series.remove(info.id)
             self._indexed.pop(info.id, None)
+            self._views.clear()
         logger.info("memory_meeting_dropped", meeting_id=info.id, series_id=info.series_id)
 
     def _ref(self, info: MeetingInfo, cached: CachedMeeting) -> PastMeetingRef:
-        started = info.started_at.astimezone(self._zone)
+        started = info.started_at  # on the meeting's own clock (its zone, from the store)
         korean = any(has_hangul(u.text) for u in cached.utterances[:20])
         label = f"{started.month}월 {started.day}일 회의" if korean else f"meeting of {started:%b} {started.day}"
         return PastMeetingRef(meeting_id=info.id, series_id=info.series_id, title=info.title,
@@ -169,22 +173,48 @@ class OrganisationMemory:
 
     # ------------------------------------------------------------------ search
 
-    def mentions(self, terms: list[str], series_id: str | None) -> set[str]:
+    def mentions(self, terms: list[str], series_id: str | None, *, exclude_meeting_id: str | None = None) -> set[str]:
         """The terms said in some past meeting in scope."""
         with self._lock:
-            pool = self._pool(series_id)
+            pool = self._pool(series_id, exclude_meeting_id)
             return set().union(*(s.mentions(terms) for s in pool)) if pool else set()
 
-    def _pool(self, series_id: str | None) -> list[SeriesMemory]:
+    def _pool(self, series_id: str | None, meeting_id: str | None = None) -> list[SeriesMemory]:
         if self.config.scope == "series":
-            return [self.series[series_id]] if series_id in self.series else []
-        return list(self.series.values())
+            pool = [self.series[series_id]] if series_id in self.series else []
+        else:
+            pool = list(self.series.values())
+        later = self._as_of(meeting_id)
+        return [self._view(s, later) for s in pool] if later else pool
 
-    def past_tokens(self, series_id: str | None) -> int:
+    def _as_of(self, meeting_id: str | None) -> frozenset[str]:
+        """What a call in `meeting_id` must not see: for a finished meeting, itself and the
+        meetings that finished after it (a call made afterwards sees the memory its live calls
+        saw, so it gets the same context); nothing for a meeting still running."""
+        info = self._indexed.get(meeting_id) if meeting_id else None
+        if info is None:
+            return frozenset()
+        end = info.ended_at or info.started_at
+        return frozenset(m.id for m in self._indexed.values()
+                         if m.id == info.id or (m.ended_at or m.started_at) > end)
+
+    def _view(self, series: SeriesMemory, left_out: frozenset[str]) -> SeriesMemory:
+        hidden = frozenset(left_out & set(series.meetings))
+        if not hidden:
+            return series
+        key = (series.series_id, hidden)
+        view = self._views.get(key)
+        if view is None:
+            if len(self._views) >= _MAX_VIEWS:
+                self._views.clear()
+            view = self._views[key] = series.without(set(hidden))
+        return view
+
+    def past_tokens(self, series_id: str | None, *, exclude_meeting_id: str | None = None) -> int:
         if not self.enabled:
             return 0
         with self._lock:
-            return sum(s.total_tokens for s in self._pool(series_id))
+            return sum(s.total_tokens for s in self._pool(series_id, exclude_meeting_id))
 
     def search_past(
         self, query: str, *, series_id: str | None, exclude_meeting_id: str, budget_tokens: int
@@ -194,7 +224,7 @@ class OrganisationMemory:
         if not self.enabled or budget_tokens <= 0:
             return [], []
         with self._lock:
-            found = [s.search(query, budget_tokens) for s in self._pool(series_id) if len(s)]
+            found = [s.search(query, budget_tokens) for s in self._pool(series_id, exclude_meeting_id) if len(s)]
         topics = sorted((t for f in found for t in f[0]), key=lambda t: -t.score)
         excerpts = sorted((e for f in found for e in f[1]), key=lambda e: -e.score)
         excerpts = [e for e in excerpts if e.meeting.meeting_id != exclude_meeting_id]

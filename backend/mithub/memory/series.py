@@ -97,12 +97,25 @@ class SeriesMemory:
 
     def remove(self, meeting_id: str) -> None:
         """Drop a meeting (reopened, or gone from the store): rebuilt from what is held."""
-        kept = [(m, self._index.vector_rows(m.first_row, m.first_row + len(m.cached.utterances)))
-                for m in self.meetings.values() if m.ref.meeting_id != meeting_id]
+        kept = self._held(lambda m: m != meeting_id)
         self.meetings = {}
         self._reset()
         for meeting, vectors in kept:
             self.add(meeting.ref, replace(meeting.cached, vectors=vectors))
+
+    def without(self, meeting_ids: set[str]) -> SeriesMemory:
+        """A copy of this series without `meeting_ids`, indexed in the same order: what a
+        search saw before those meetings had finished (its BM25 statistics, regions and
+        budgets are those of the meetings it holds, not a filter over a bigger index)."""
+        view = SeriesMemory(self.series_id, self.embedder, self.count_text, self.turn_max_tokens,
+                            span_share=self.span_share, region_weight=self.region_weight)
+        for meeting, vectors in self._held(lambda m: m not in meeting_ids):
+            view.add(meeting.ref, replace(meeting.cached, vectors=vectors))
+        return view
+
+    def _held(self, keep: Callable[[str], bool]) -> list[tuple[_Meeting, np.ndarray]]:
+        return [(m, self._index.vector_rows(m.first_row, m.first_row + len(m.cached.utterances)))
+                for m in self.meetings.values() if keep(m.ref.meeting_id)]
 
     def _row_cost(self, row: Utterance) -> int:
         meeting, _ = self._rows[row.id - 1]
