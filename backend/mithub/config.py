@@ -1,14 +1,14 @@
 """Settings: one pydantic-settings class per concern, read from the environment and `.env`.
 
 Prefixes: CONTEXT_ (seed 002 §7/§10.5 names, kept exactly), LLM_, RETRIEVAL_, DATABASE_URL,
-STT_, API_, METRICS_, MEMORY_. Nothing else in the code base reads `os.environ`.
+STT_, API_, METRICS_, MEMORY_, MEETING_. Nothing else in the code base reads `os.environ`.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 
-from pydantic import Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -141,13 +141,37 @@ class MemoryConfig(BaseSettings):
                               "past meetings when the question does not point at the past")
     past_cue_share: float = Field(0.75, ge=0, le=1, description="that share when it does "
                                   "(\"지난 회의\", \"last week\", \"previously\"...)")
-    timezone: str = Field("UTC", description="time zone of meeting dates in past citations, "
-                          "e.g. Asia/Seoul")
 
 
 @lru_cache(maxsize=1)
 def get_memory_config() -> MemoryConfig:
     return MemoryConfig()
+
+
+class MeetingConfig(BaseSettings):
+    """A meeting's own clock: what people read (chat, CLI, API, ledger, minutes) and due dates
+    are in the meeting's time zone; stored instants stay UTC."""
+
+    model_config = SettingsConfigDict(**_settings_config("MEETING_"), populate_by_name=True)
+
+    timezone: str = Field(
+        "UTC", validation_alias=AliasChoices("MEETING_TIMEZONE", "MEMORY_TIMEZONE", "timezone"),
+        description="time zone of a meeting when neither its start time nor its room names one: "
+        "an IANA name (Asia/Seoul) or an offset (+09:00). `replay --started-at` uses the offset given; a "
+        "room's metadata {\"mithub\": {\"timezone\": ...}} names one. MEMORY_TIMEZONE is an "
+        "older name for it")
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        from mithub.clock import display_zone, zone_name
+
+        return zone_name(display_zone(value))
+
+
+@lru_cache(maxsize=1)
+def get_meeting_config() -> MeetingConfig:
+    return MeetingConfig()
 
 
 class LLMConfig(BaseSettings):

@@ -17,20 +17,18 @@ import asyncio
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
-from datetime import datetime
+from datetime import datetime, tzinfo
 from typing import Protocol
 
 import structlog
 
 from mithub.agent.change_check import llm_confirms
-from mithub.clock import display_zone
-from mithub.config import get_memory_config
+from mithub.clock import local_date, local_time
 from mithub.context.models import Utterance
 from mithub.embedders.base import Embedder
 from mithub.llm import LLMClient
 from mithub.observability import record_change_check, record_decision_change
 from mithub.record.changes import ChangeDetector, PairCheck
-from mithub.record.decisions import local_date
 from mithub.record.ledger import SeriesLedger, build_ledger
 from mithub.record.llm_record import extract_record_with_llm
 from mithub.record.meeting_record import MeetingRecord, extract_record
@@ -106,6 +104,7 @@ class DecisionWatch:
         self.vetoed: list[DecisionChange] = []
         self._detector: ChangeDetector | None = None
         self._labels: dict[str, str] = {}
+        self._zones: dict[str, tzinfo] = {}  # each past meeting's own clock
         self._recent: deque[Utterance] = deque(maxlen=CONTEXT_LINES)
         self._seen: set[int] = set()
         self.changes: list[DecisionChange] = []
@@ -116,9 +115,9 @@ class DecisionWatch:
         changes = await self._store.series_changes(self.series_id)
         ledger = build_ledger(self.series_id, records, changes)
         self._seen = {c.seq for c in changes if c.meeting_id == self.meeting_id}  # a restored meeting
-        zone = display_zone(get_memory_config().timezone)
-        dates = {r.meeting_id: local_date(r.started_at) for r in records}
-        self._labels = {r.meeting_id: _label(r.started_at.astimezone(zone), r) for r in records}
+        dates = {r.meeting_id: local_date(r.started_at, r.zone) for r in records}
+        self._labels = {r.meeting_id: _label(r.local(r.started_at), r) for r in records}
+        self._zones = {r.meeting_id: r.zone for r in records}
         names = sorted({d.speaker for r in records for d in r.decisions} | {a.owner for r in records for a in r.action_items})
         # Decisions this meeting already changed (a restored meeting) stay in view, so a line
         # about them is not taken for a change of another decision.
@@ -184,15 +183,16 @@ class DecisionWatch:
         """The room notice: both quotes, who said them, which meeting and when."""
         korean = has_hangul(change.quote + decision.quote)
         label = self._labels.get(decision.meeting_id, decision.meeting_id)
-        now = change.time.strftime("%H:%M")
+        now = local_time(change.time, self.started_at.tzinfo or "UTC").strftime("%H:%M")
+        then = local_time(decision.time, self._zones.get(decision.meeting_id, "UTC")).strftime("%H:%M")
         if korean:
             kind = "명시적 변경" if change.kind == "explicit" else "지난 결정과 다른 내용"
             return (f"⚠ 지난 결정 변경 알림 ({kind}: {decision.subject})\n"
-                    f"- 지난 결정 ({label}) {decision.speaker} {decision.time:%H:%M}: \"{decision.quote}\"\n"
+                    f"- 지난 결정 ({label}) {decision.speaker} {then}: \"{decision.quote}\"\n"
                     f"- 오늘 {change.speaker} {now}: \"{change.quote}\"")
         kind = "explicit change" if change.kind == "explicit" else "differs from a past decision"
         return (f"⚠ Past decision changed ({kind}: {decision.subject})\n"
-                f"- decided ({label}) {decision.speaker} {decision.time:%H:%M}: \"{decision.quote}\"\n"
+                f"- decided ({label}) {decision.speaker} {then}: \"{decision.quote}\"\n"
                 f"- today {change.speaker} {now}: \"{change.quote}\"")
 
 

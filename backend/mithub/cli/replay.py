@@ -82,9 +82,12 @@ async def _replay(args: argparse.Namespace) -> int:
     from mithub.errors import InputError
     from mithub.store.memory import InMemoryRepository
 
-    start = args.start or _default_start()
-    if start.tzinfo is None:
+    from mithub.clock import display_zone, meeting_timezone
+
+    if args.start is not None and args.start.tzinfo is None:
         raise InputError("--start needs a time zone, e.g. 2026-03-02T14:00+09:00")
+    zone = meeting_timezone(args.start)  # its offset, else MEETING_TIMEZONE
+    start = (args.start or _default_start()).astimezone(display_zone(zone))
     meeting_id = args.meeting_id or args.transcript.stem
     if not args.transcript.is_file():
         raise InputError("file not found; check the path", source=args.transcript)
@@ -92,7 +95,7 @@ async def _replay(args: argparse.Namespace) -> int:
     if url is None:
         memory = InMemoryRepository()
         await memory.ensure_meeting(meeting_id, title=args.title or args.transcript.name,
-                                    series_id=args.series, started_at=start)
+                                    series_id=args.series, started_at=start, timezone=zone)
         return await _run(args, meeting_id, start, memory, persisted=False, catalog=memory)
 
     from mithub.config import get_context_config
@@ -100,7 +103,7 @@ async def _replay(args: argparse.Namespace) -> int:
     from mithub.store.session import attach_meeting
 
     async with attach_meeting(url, meeting_id, title=args.title or args.transcript.name,
-                              series_id=args.series, started_at=start) as attached:
+                              series_id=args.series, started_at=start, timezone=zone) as attached:
         model = load_embedder(get_context_config().embedding_model)
         code = await _run(args, meeting_id, start, attached.repository, persisted=True,
                           embedder=await attached.meeting_embedder(model), catalog=attached.repository.inner)

@@ -21,9 +21,10 @@ from datetime import date, datetime
 
 import numpy as np
 
+from mithub.clock import local_date
 from mithub.context.models import Utterance
 from mithub.embedders.base import Embedder
-from mithub.record.decisions import NOW_WORDS, condense, local_date
+from mithub.record.decisions import NOW_WORDS, condense
 from mithub.record.models import Decision, DecisionChange, PastRef
 from mithub.record.stance import (
     clause_is_conditional,
@@ -111,7 +112,7 @@ class ChangeDetector:
         its decisions ("다음 주 금요일"); without it, a decision's UTC date is used."""
         self.embedder = embedder
         self.meeting_id = meeting_id
-        self.reference: date = local_date(started_at)
+        self.reference: date = local_date(started_at, started_at.tzinfo)  # on the meeting's clock
         self.names = list(names)
         self.settings = settings or ChangeSettings()
         self.pair_check = pair_check

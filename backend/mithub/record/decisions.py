@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from datetime import date, datetime
 
+from mithub.clock import local_date
 from mithub.context.models import Utterance
 from mithub.record.models import Decision
 from mithub.record.stance import clause_is_conditional, is_korean, stance, value_is_rejected
@@ -36,11 +37,6 @@ _COMMIT = re.compile(r"^\W*(?:음\W*)?(?:네|예|좋아요)?\W*(?:그럼\s*)?(?:
 
 def _commits(sentence: str) -> bool:
     return _COMMIT.match(sentence) is not None
-
-
-def local_date(started_at: datetime) -> date:
-    """The meeting's own calendar day: `started_at` as given (with the meeting's offset)."""
-    return started_at.date()
 
 
 def settled_values(sentence: str, values: Sequence[Value]) -> list[Value]:
@@ -146,7 +142,7 @@ def _decision_of(meeting_id: str, utterance: Utterance, reference: date, names: 
 
 def extract_decisions(meeting_id: str, utterances: Sequence[Utterance], started_at: datetime) -> list[Decision]:
     """The decisions of one meeting, in order, one per settling utterance."""
-    reference = local_date(started_at)
+    reference = local_date(started_at, started_at.tzinfo)  # started_at is on the meeting's clock
     names = sorted({u.speaker_name for u in utterances})
     decisions = []
     for i, utterance in enumerate(utterances):

@@ -14,13 +14,14 @@ from datetime import datetime
 import structlog
 from pydantic import BaseModel, Field
 
+from mithub.clock import local_date
 from mithub.context.models import Utterance
 from mithub.context.quoting import quote_utterances
 from mithub.errors import LLMError, LLMOutputError
 from mithub.llm import LLMClient
 from mithub.llm.json_output import parse_into
 from mithub.record.dates import resolve_date_expressions
-from mithub.record.decisions import condense, local_date
+from mithub.record.decisions import condense
 from mithub.record.meeting_record import MeetingRecord, extract_record
 from mithub.record.models import ActionItem, Decision, PendingItem
 
@@ -105,7 +106,7 @@ async def extract_record_with_llm(
             record.action_items += [a for a in fallback.action_items if a.seq in seqs]
             record.pending_items += [p for p in fallback.pending_items if p.seq in seqs]
             continue
-        _accept(record, answer, {u.id: u for u in window}, names, local_date(started_at), meeting_id)
+        _accept(record, answer, {u.id: u for u in window}, names, local_date(started_at, started_at.tzinfo), meeting_id)
     return record
 
 

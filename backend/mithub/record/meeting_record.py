@@ -5,19 +5,19 @@ store when the meeting ends; extracted again on demand while it runs."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-
 from typing import Literal
 
-from pydantic import AwareDatetime, BaseModel, Field
+from pydantic import AwareDatetime, Field
 
+from mithub.clock import MeetingClock, local_date, zone_name
 from mithub.context.models import Utterance
 from mithub.record.actions import extract_action_items
-from mithub.record.decisions import extract_decisions, local_date
+from mithub.record.decisions import extract_decisions
 from mithub.record.models import ActionItem, Decision, PendingItem
 from mithub.record.pending import extract_pending_items
 
 
-class MeetingRecord(BaseModel):
+class MeetingRecord(MeetingClock):
     meeting_id: str
     series_id: str
     started_at: AwareDatetime
@@ -33,12 +33,14 @@ class MeetingRecord(BaseModel):
 def extract_record(
     meeting_id: str, series_id: str, started_at: AwareDatetime, utterances: Sequence[Utterance]
 ) -> MeetingRecord:
-    """What the meeting settled; due dates resolve against its local start date."""
+    """What the meeting settled; due dates resolve against its local start date. `started_at`
+    is on the meeting's own clock (as the store gives it back): its zone is the meeting's."""
     turns = list(utterances)
+    zone = zone_name(started_at)
     return MeetingRecord(
-        meeting_id=meeting_id, series_id=series_id, started_at=started_at,
+        meeting_id=meeting_id, series_id=series_id, started_at=started_at, timezone=zone,
         last_seq=turns[-1].id if turns else 0,
         decisions=extract_decisions(meeting_id, turns, started_at),
-        action_items=extract_action_items(meeting_id, turns, local_date(started_at)),
+        action_items=extract_action_items(meeting_id, turns, local_date(started_at, zone)),
         pending_items=extract_pending_items(meeting_id, turns),
     )

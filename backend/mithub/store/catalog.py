@@ -11,7 +11,7 @@ from sqlalchemy import Table, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from mithub.clock import Clock, utc_now
+from mithub.clock import Clock, meeting_timezone, utc_now
 from mithub.context.models import Participant
 from mithub.store.database import Database
 from mithub.store.records import AgentCallRecord, MeetingInfo, MeetingOverview, SeriesOverview
@@ -60,16 +60,20 @@ class SqlCatalog:
         *,
         series_id: str | None = None,
         started_at: datetime | None = None,
+        timezone: str | None = None,
     ) -> None:
         """The meeting row every other row points at; checked once per process and meeting.
-        A new meeting is its own series unless one is named, and starts now unless told."""
-        named = title is not None or series_id is not None
+        A new meeting is its own series unless one is named, starts now unless told, and
+        keeps the zone it is given (else `meeting_timezone`: MEETING_TIMEZONE)."""
+        named = title is not None or series_id is not None or timezone is not None
         if meeting_id in self._known_meetings and not named:
             return
         values = {"id": meeting_id, "title": title, "series_id": series_id or meeting_id,
-                  "created_at": self._clock(), "started_at": started_at or self._clock()}
+                  "created_at": self._clock(), "started_at": started_at or self._clock(),
+                  "timezone": timezone or meeting_timezone()}
         statement = self._insert(MEETINGS).values(values)
-        update = {k: v for k, v in (("title", title), ("series_id", series_id)) if v is not None}
+        update = {k: v for k, v in (("title", title), ("series_id", series_id), ("timezone", timezone))
+                  if v is not None}
         if update:
             statement = statement.on_conflict_do_update(index_elements=["id"], set_=update)
         else:
@@ -84,14 +88,15 @@ class SqlCatalog:
         title: str | None = None,
         series_id: str | None = None,
         started_at: datetime | None = None,
+        timezone: str | None = None,
         reopen: bool = False,
     ) -> None:
-        """Create the meeting (or name its title and series). `reopen` clears `ended_at`:
+        """Create the meeting (or name its title, series and zone). `reopen` clears `ended_at`:
         a writer attaching to a finalized meeting continues it (a restarted job in a room
         that still lives), so it leaves the organisation's memory until it ends again."""
         async with self.database.engine.begin() as conn:
             await self._ensure_meeting(conn, meeting_id, title, series_id=series_id,
-                                       started_at=started_at)
+                                       started_at=started_at, timezone=timezone)
             if reopen:
                 await conn.execute(MEETINGS.update().where(
                     (MEETINGS.c.id == meeting_id) & MEETINGS.c.ended_at.is_not(None)
@@ -108,13 +113,14 @@ class SqlCatalog:
     async def finished_meetings(self, series_id: str | None = None) -> list[MeetingInfo]:
         """Finalized meetings (all series, or one), oldest first: what the memory indexes."""
         query = select(MEETINGS.c.id, MEETINGS.c.series_id, MEETINGS.c.title,
-                       MEETINGS.c.started_at, MEETINGS.c.created_at, MEETINGS.c.ended_at) \
+                       MEETINGS.c.started_at, MEETINGS.c.created_at, MEETINGS.c.ended_at,
+                       MEETINGS.c.timezone) \
             .where(MEETINGS.c.ended_at.is_not(None))
         if series_id is not None:
             query = query.where(MEETINGS.c.series_id == series_id)
         async with self.database.engine.connect() as conn:
             rows = (await conn.execute(query)).all()
-        infos = [MeetingInfo(id=r.id, series_id=r.series_id, title=r.title,
+        infos = [MeetingInfo(id=r.id, series_id=r.series_id, title=r.title, timezone=r.timezone,
                              started_at=r.started_at or r.created_at, ended_at=r.ended_at)
                  for r in rows]
         return sorted(infos, key=lambda m: (m.started_at, m.id))
@@ -125,7 +131,7 @@ class SqlCatalog:
             row = (await conn.execute(query)).first()
         if row is None:
             return None
-        return MeetingInfo(id=row.id, series_id=row.series_id, title=row.title,
+        return MeetingInfo(id=row.id, series_id=row.series_id, title=row.title, timezone=row.timezone,
                            started_at=row.started_at or row.created_at, ended_at=row.ended_at)
 
     async def list_series(self) -> list[SeriesOverview]:
@@ -188,6 +194,7 @@ class SqlCatalog:
             id=row["id"],
             series_id=row["series_id"],
             title=row["title"],
+            timezone=row["timezone"],
             created_at=row["created_at"],
             started_at=row["started_at"] or row["created_at"],
             ended_at=row["ended_at"],

@@ -11,7 +11,7 @@ from datetime import datetime
 
 import numpy as np
 
-from mithub.clock import utc_now
+from mithub.clock import meeting_timezone, utc_now
 from mithub.context.models import TopicSegment, Utterance
 from mithub.context.repository import ManagerState
 from mithub.record.meeting_record import MeetingRecord
@@ -51,20 +51,22 @@ class InMemoryRepository:
 
     async def ensure_meeting(
         self, meeting_id: str, *, title: str | None = None, series_id: str | None = None,
-        started_at: datetime | None = None, reopen: bool = False,
+        started_at: datetime | None = None, timezone: str | None = None, reopen: bool = False,
     ) -> None:
         known = self._meetings.get(meeting_id)
-        info = known or MeetingInfo(id=meeting_id, series_id=series_id or meeting_id,
-                                    title=title, started_at=started_at or utc_now())
-        update = {k: v for k, v in (("title", title), ("series_id", series_id)) if v is not None}
+        info = known or MeetingInfo(id=meeting_id, series_id=series_id or meeting_id, title=title,
+                                    started_at=started_at or utc_now(),
+                                    timezone=timezone or meeting_timezone())
+        update = {k: v for k, v in (("title", title), ("series_id", series_id), ("timezone", timezone))
+                  if v is not None}
         if reopen:
             update["ended_at"] = None
-        self._meetings[meeting_id] = info.model_copy(update=update)
+        self._meetings[meeting_id] = MeetingInfo.model_validate({**info.model_dump(), **update})
 
     async def end_meeting(self, meeting_id: str, *, at: datetime | None = None) -> None:
         await self.ensure_meeting(meeting_id)
-        self._meetings[meeting_id] = self._meetings[meeting_id].model_copy(
-            update={"ended_at": at or utc_now()})
+        info = self._meetings[meeting_id]
+        self._meetings[meeting_id] = MeetingInfo.model_validate({**info.model_dump(), "ended_at": at or utc_now()})
 
     async def meeting_info(self, meeting_id: str) -> MeetingInfo | None:
         return self._meetings.get(meeting_id)

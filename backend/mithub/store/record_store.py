@@ -19,7 +19,7 @@ class SqlRecordStore(SqlCatalog):
         data = record.model_dump(mode="json")
         values = {
             "meeting_id": record.meeting_id, "series_id": record.series_id,
-            "started_at": record.started_at, "last_seq": record.last_seq,
+            "started_at": record.started_at, "timezone": record.timezone, "last_seq": record.last_seq,
             "decisions": data["decisions"], "action_items": data["action_items"],
             "pending_items": data["pending_items"], "extracted_at": self._clock(),
         }

@@ -10,14 +10,14 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import AwareDatetime, BaseModel, Field
 
-from mithub.clock import utc_now
+from mithub.clock import MeetingClock, utc_now
 from mithub.context.models import AgentCallType, Participant
 
 AgentCallSource = Literal["chat", "wake_phrase", "rpc", "http", "cli"]
 AgentCallStatus = Literal["pending", "answered", "failed"]
 
 
-class MeetingInfo(BaseModel):
+class MeetingInfo(MeetingClock):
     """A meeting's identity: one session of a room, in a series, with its dates."""
 
     id: str
@@ -27,7 +27,7 @@ class MeetingInfo(BaseModel):
     ended_at: AwareDatetime | None = None
 
 
-class MeetingOverview(BaseModel):
+class MeetingOverview(MeetingClock):
     """One line of `mithub meetings list`."""
 
     id: str
@@ -79,7 +79,7 @@ class MeetingCatalog(Protocol):
 
     async def ensure_meeting(
         self, meeting_id: str, *, title: str | None = None, series_id: str | None = None,
-        started_at: datetime | None = None, reopen: bool = False,
+        started_at: datetime | None = None, timezone: str | None = None, reopen: bool = False,
     ) -> None: ...
 
     async def list_meetings(self, series_id: str | None = None) -> list[MeetingOverview]: ...

@@ -102,6 +102,7 @@ async def attach_meeting(
     title: str | None = None,
     series_id: str | None = None,
     started_at: datetime | None = None,
+    timezone: str | None = None,
     wait_seconds: float | None = None,
     config: DatabaseConfig | None = None,
 ) -> AsyncIterator[AttachedMeeting]:
@@ -112,7 +113,7 @@ async def attach_meeting(
         # A writer attaching to a finalized meeting continues it (a restarted job whose room
         # still lives): it is no longer finished until it ends again.
         await repository.inner.ensure_meeting(meeting_id, title=title, series_id=series_id,
-                                              started_at=started_at, reopen=True)
+                                              started_at=started_at, timezone=timezone, reopen=True)
         lease = await repository.inner.acquire_lease(
             meeting_id,
             ttl_seconds=config.lease_ttl_seconds,

@@ -84,6 +84,9 @@ class MeetingRow(Base):
     created_at: Mapped[datetime]
     started_at: Mapped[datetime | None]
     ended_at: Mapped[datetime | None]
+    timezone: Mapped[str] = mapped_column(
+        String(64), comment="the meeting's own zone (IANA name, +HH:MM or UTC): what its times, "
+        "dates and due dates are shown and resolved in; instants stay UTC")
 
 
 class ParticipantRow(Base):
@@ -220,6 +223,7 @@ class MeetingRecordRow(Base):
     meeting_id: Mapped[str] = mapped_column(String(200), _meeting_fk(), primary_key=True)
     series_id: Mapped[str] = mapped_column(String(200), index=True)
     started_at: Mapped[datetime]
+    timezone: Mapped[str] = mapped_column(String(64), comment="the meeting's zone when extracted")
     last_seq: Mapped[int] = mapped_column(BigInteger)
     decisions: Mapped[list[Any]]
     action_items: Mapped[list[Any]]
