@@ -36,7 +36,10 @@ async def _list(args: argparse.Namespace) -> int:
 
     database = await open_database(args.database_url, create=False)
     try:
-        meetings = await SqlRepository(database).list_meetings(series_id=args.series)
+        repository = SqlRepository(database)
+        meetings = await repository.list_meetings(series_id=args.series)
+        # An unknown series is not an empty store: name the series there are.
+        series = [] if meetings or args.series is None or args.json else await repository.list_series()
     finally:
         await database.dispose()
     if args.json:
@@ -45,7 +48,7 @@ async def _list(args: argparse.Namespace) -> int:
         )
         return 0
     if not meetings:
-        print(f"no meetings in {database.display_url}")
+        print(_nothing_listed(args.series, series, database.display_url))
         return 0
     header = ("ID", "SERIES", "STARTED", "UTTERANCES", "TOPICS", "WRITER", "TITLE")
     print("{:<24} {:<16} {:<17} {:>10} {:>6}  {:<24} {}".format(*header))
@@ -57,6 +60,14 @@ async def _list(args: argparse.Namespace) -> int:
             f"{m.topic_count:>6}  {writer:<24} {m.title or '-'}"
         )
     return 0
+
+
+def _nothing_listed(series_id: str | None, series: list, where: str) -> str:  # noqa: ANN001
+    """Why the listing is empty: no meeting at all, or none in the series asked for."""
+    if series_id is None or not series:
+        return f"no meetings in {where}"
+    known = ", ".join(f"{s.id} ({len(s.meetings)})" for s in series)
+    return f"no meetings in series {series_id}; series (meetings): {known}"
 
 
 async def _show(args: argparse.Namespace) -> int:
