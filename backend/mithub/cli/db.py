@@ -43,7 +43,7 @@ async def _current(args: argparse.Namespace) -> int:
     from mithub.store.migrate import current_revision, head_revision
     from mithub.store.open import reach
 
-    database = create_database(args.database_url or _default_url())
+    database = create_database(args.database_url or _default_url(), create=False)  # reads only
     try:
         current = await reach(database, current_revision(database))
     finally:

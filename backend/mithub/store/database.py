@@ -18,7 +18,7 @@ from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from mithub.config import DatabaseConfig
-from mithub.errors import ConfigError
+from mithub.errors import ConfigError, StoreError
 
 logger = structlog.get_logger(__name__)
 
@@ -68,9 +68,14 @@ class Database:
         await self.engine.dispose()
 
 
-def _sqlite_engine(url: URL, config: DatabaseConfig) -> AsyncEngine:
+def _sqlite_engine(url: URL, config: DatabaseConfig, *, create: bool) -> AsyncEngine:
     assert url.database is not None
-    Path(url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    path = Path(url.database).expanduser()
+    if not create and not path.is_file():
+        # sqlite3 would create an empty file on connect: a command that only reads must not.
+        raise StoreError(f"no database at {url.database}; replay a meeting with --database-url "
+                         "first, run `mithub db upgrade`, or point DATABASE_URL at the right file")
+    path.parent.mkdir(parents=True, exist_ok=True)
     engine = create_async_engine(
         url,
         connect_args={"timeout": config.connect_timeout_seconds},
@@ -107,12 +112,14 @@ def _postgres_engine(url: URL, config: DatabaseConfig) -> AsyncEngine:
     )
 
 
-def create_database(url: str, config: DatabaseConfig | None = None) -> Database:
-    """An engine for `url` (no I/O yet). Apply migrations with `mithub.store.migrate`."""
+def create_database(url: str, config: DatabaseConfig | None = None, *, create: bool = True) -> Database:
+    """An engine for `url` (no I/O yet). Apply migrations with `mithub.store.migrate`.
+    `create=False` refuses a SQLite file that does not exist (StoreError) rather than making
+    an empty one, for commands that only read."""
     config = config or DatabaseConfig()
     parsed = parse_database_url(url)
     if parsed.drivername.startswith("sqlite"):
-        engine = _sqlite_engine(parsed, config)
+        engine = _sqlite_engine(parsed, config, create=create)
     else:
         engine = _postgres_engine(parsed, config)
     return Database(engine=engine, url=parsed)

@@ -8,13 +8,12 @@ the outage-tolerant `ResilientRepository`, which is what a ContextManager writes
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from pathlib import Path
 from typing import TypeVar
 
 from mithub.config import DatabaseConfig, get_database_config
 from mithub.errors import StoreError
 from mithub.store.availability import is_unavailable
-from mithub.store.database import Database, create_database, parse_database_url
+from mithub.store.database import Database, create_database
 from mithub.store.migrate import require_schema, upgrade
 from mithub.store.resilient import ResilientRepository
 from mithub.store.sql import SqlRepository
@@ -42,18 +41,7 @@ async def open_database(
     """Open and migrate (or check) the store. `create=False` refuses to start a new SQLite
     file, for commands that only read."""
     config = config or get_database_config()
-    url = url or config.url
-    parsed = parse_database_url(url)
-    if (
-        not create
-        and parsed.drivername.startswith("sqlite")
-        and not Path(parsed.database or "").is_file()
-    ):
-        raise StoreError(
-            f"no database at {parsed.database}; replay a meeting with "
-            "--database-url first, or point DATABASE_URL at the right file"
-        )
-    database = create_database(url, config)
+    database = create_database(url or config.url, config, create=create)
     try:
         await reach(
             database, upgrade(database) if config.auto_migrate else require_schema(database)
