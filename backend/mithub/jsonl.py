@@ -66,9 +66,10 @@ def iter_models(path: Path, model: type[M], errors: LineErrors) -> Iterator[tupl
             errors.add(InputError(f"{_describe(exc)}; line skipped", source=path, line=number))
 
 
-def nothing_read(errors: LineErrors, what: str) -> str:
-    """Why a file gave nothing to work on, for the one-line error: an empty file is not
+def nothing_read(errors: LineErrors, what: str, *,
+                 empty: str = "the file is empty or holds only blank lines") -> str:
+    """Why an input gave nothing to work on, for the one-line error: an empty file is not
     "see the warnings above" when no warning was printed."""
     if not errors:
-        return f"no {what} in the file: it is empty or holds only blank lines"
-    return f"no valid {what} in the file: all {len(errors)} line(s) were skipped (reported above)"
+        return f"no {what}: {empty}"
+    return f"no valid {what}: every one of the {len(errors)} line(s) read was skipped (reported above)"

@@ -5,7 +5,9 @@ or a Markdown folder into the dense, sparse and Tri-Graph channels; `mithub inde
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -34,18 +36,33 @@ def _load_chunks(path: Path, profile, errors) -> list:  # noqa: ANN001
     return chunks
 
 
+def _first_chunk(path: Path, config, errors) -> Iterator:  # noqa: ANN001
+    """The corpus' chunks, failing before any model loads when there is none (naming the
+    input, and whether it is empty or every line was skipped)."""
+    from mithub.errors import InputError
+    from mithub.jsonl import nothing_read
+    from mithub.retrieval.loaders import load_corpus
+
+    chunks = load_corpus(path, config, errors)
+    first = next(chunks, None)
+    if first is None:
+        empty = "the folder holds no .md file" if path.is_dir() else "the file is empty"
+        raise InputError(nothing_read(errors, "document to index", empty=empty), source=path)
+    return itertools.chain([first], chunks)
+
+
 def _build(args: argparse.Namespace) -> int:
     from mithub.config import get_retrieval_config
     from mithub.jsonl import LineErrors
     from mithub.retrieval.index import HybridIndex
-    from mithub.retrieval.loaders import load_corpus
     from mithub.retrieval.profile import BuildProfile
 
     errors = LineErrors(report=lambda error: print(f"skipped: {error}", file=sys.stderr))
-    profile = BuildProfile(progress=not args.no_progress)
     config = get_retrieval_config()
+    chunks = _first_chunk(args.input, config, errors)
+    profile = BuildProfile(progress=not args.no_progress)
     # Read while the dense channel already encodes: the build times "load + chunk" itself.
-    index = HybridIndex.build(load_corpus(args.input, config, errors), args.out, config, profile=profile)
+    index = HybridIndex.build(chunks, args.out, config, profile=profile)
     stats = index.trigraph.stats() if index.trigraph is not None else {}
     print(profile.summary())
     print(

@@ -91,6 +91,7 @@ async def _replay(args: argparse.Namespace) -> int:
     meeting_id = args.meeting_id or args.transcript.stem
     if not args.transcript.is_file():
         raise InputError("file not found; check the path", source=args.transcript)
+    _require_utterances(args.transcript)
     url = _database_url(args.database_url)
     if url is None:
         memory = InMemoryRepository()
@@ -115,6 +116,21 @@ async def _replay(args: argparse.Namespace) -> int:
             if last else None
         await attached.repository.inner.end_meeting(meeting_id, at=ended)
         return code
+
+
+def _require_utterances(path: Path) -> None:
+    """Fail before any model loads or any meeting is stored when the file holds no valid turn,
+    saying whether it is empty or every line was malformed (those are printed then)."""
+    from mithub.context.transcript import read_transcript
+    from mithub.errors import InputError
+    from mithub.jsonl import LineErrors, nothing_read
+
+    errors = LineErrors()
+    if next(read_transcript(path, errors), None) is not None:
+        return  # the replay reads the file again and reports its malformed lines as it goes
+    for error in errors.errors:
+        print(f"warning: {error}", file=sys.stderr)
+    raise InputError(nothing_read(errors, "utterance"), source=path)
 
 
 async def _record(store: Any, meeting_id: str) -> None:
@@ -150,7 +166,7 @@ async def _run(
     from mithub.context.report import meeting_report, render_report, report_json
     from mithub.context.transcript import read_transcript
     from mithub.errors import InputError
-    from mithub.jsonl import LineErrors
+    from mithub.jsonl import LineErrors, nothing_read
     from mithub.llm.factory import create_llm_client
     from mithub.store.resume import replay_pieces, resume_after
 
@@ -173,7 +189,7 @@ async def _run(
         await record_meeting(catalog, meeting_id, llm=llm)
 
     if manager.last_seq == 0:
-        raise InputError("no valid utterance in the file; see the warnings above", source=args.transcript)
+        raise InputError(nothing_read(errors, "utterance"), source=args.transcript)
     report = meeting_report(manager)
     if args.json:
         print(report_json(report))
