@@ -26,6 +26,7 @@ from mithub.agent.change_check import llm_confirms
 from mithub.clock import local_date, local_time
 from mithub.context.models import Utterance
 from mithub.embedders.base import Embedder
+from mithub.errors import ModelLoadError
 from mithub.llm import LLMClient
 from mithub.observability import record_change_check, record_decision_change
 from mithub.record.changes import ChangeDetector, PairCheck
@@ -66,10 +67,16 @@ async def record_meeting(store: RecordStore, meeting_id: str, *, llm: LLMClient 
     utterances = await store.get_utterances(meeting_id)
     if info is None or not utterances:
         return None
-    if llm is not None:
-        record = await extract_record_with_llm(llm, meeting_id, info.series_id, info.started_at, utterances)
-    else:
-        record = await asyncio.to_thread(extract_record, meeting_id, info.series_id, info.started_at, utterances)
+    try:
+        if llm is not None:
+            record = await extract_record_with_llm(llm, meeting_id, info.series_id, info.started_at, utterances)
+        else:
+            record = await asyncio.to_thread(extract_record, meeting_id, info.series_id, info.started_at, utterances)
+    except ModelLoadError as exc:
+        # The record's fitted weights are missing or damaged: the meeting is kept, without its
+        # record; the error names the command that rebuilds them.
+        logger.error("meeting_record_not_extracted", meeting_id=meeting_id, error=str(exc))
+        return None
     await store.save_meeting_record(record)
     logger.info("meeting_record_saved", meeting_id=meeting_id, mode=record.mode, decisions=len(record.decisions),
                 action_items=len(record.action_items), pending=len(record.pending_items))

@@ -60,12 +60,13 @@ def record_summary(ctx: AgentContext, record: MeetingRecord, changes: Sequence[D
 
 
 def record_actions(record: MeetingRecord, korean: bool) -> tuple[str, list[Citation]] | None:
-    if not record.action_items:
+    shown = [a for a in record.action_items if not a.candidate]  # candidates only on request
+    if not shown:
         return None
     labels = _LABELS[korean]
     lines = [labels["actions"]]
     citations = []
-    for a in record.action_items:
+    for a in shown:
         due = ""
         if a.due_date is not None:
             due = f" — {labels['due']} {a.due_date.isoformat()}" + (f" ({a.due_text})" if a.due_text else "")

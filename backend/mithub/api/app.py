@@ -106,9 +106,10 @@ def create_app(runtime: AgentRuntime, config: APIConfig) -> FastAPI:
         return decisions_document(await series_ledger(runtime.repository, series_id))
 
     @app.get("/v1/series/{series_id}/actions", dependencies=auth)
-    async def series_actions(series_id: SeriesId) -> dict[str, Any]:
-        """The series' action items across meetings (`mithub actions --json`)."""
-        return actions_document(await series_ledger(runtime.repository, series_id))
+    async def series_actions(series_id: SeriesId, candidates: bool = False) -> dict[str, Any]:
+        """The series' action items across meetings (`mithub actions --json`); `?candidates=true`
+        adds the items below the model's confidence threshold."""
+        return actions_document(await series_ledger(runtime.repository, series_id), candidates=candidates)
 
     @app.get("/v1/meetings/{meeting_id}", dependencies=auth)
     async def show_meeting(meeting_id: MeetingId) -> dict[str, Any]:

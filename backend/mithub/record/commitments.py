@@ -58,8 +58,12 @@ _KO_ASSIGN = re.compile(
     r"(?:걸로|기로)\s*(?:할게요|하겠습니다|하죠|해요|합시다)|맡기로|정하죠|[가-힣]시죠"
     r"|담당(?:으로|이|은)?\s*(?:하|해|할|맡)|[가-힣](?<![계으])시고(?:요)?(?=[\s,.]|$)"
 )
-_KO_TEAM = re.compile(r"저희\s*(?P<team>[가-힣A-Za-z0-9]+팀)(?:에서|이|은|가)")
-_EN_TEAM = re.compile(r"\b(?:[Oo]ur|[Mm]y)\s+(?P<team>(?:[A-Z]{2,}|[a-z]+)\s+team)\s+(?:will|'ll|can|is\s+going\s+to)\b")
+# A unit as the doer: a noun ending in a unit word (팀, 부, 실, 센터, 본부) as subject or source
+# ("저희 IT팀에서", "서버팀에서 할게요", "약제부에서"), "our QA team will", "the Transportation
+# Division will".
+_KO_TEAM = re.compile(r"(?:저희\s*)?(?<![가-힣])(?P<team>[가-힣A-Za-z0-9]{1,8}(?:팀|부|실|센터|본부))(?:에서|이|가)(?=\s)")
+_EN_TEAM = re.compile(r"\b(?:[Oo]ur|[Mm]y|[Tt]he)?\s*(?P<team>(?:[A-Z]{2,}|[A-Za-z]+)\s+(?:[Tt]eam|Division|Department|Office|Group))"
+                      r"\s+(?:will|'ll|can|is\s+going\s+to)\b")
 _EN_TEAM_WILL = re.compile(r"\b(?:[Oo]ur|[Mm]y)\s+(?:[A-Z]{2,}|[a-z]+)\s+team\s+(?:will|'ll|is\s+going\s+to)\s+\w+")
 
 _EN_COMMIT = re.compile(
@@ -203,8 +207,22 @@ def doer_mentions(sentence: str, names: list[str], speaker: str) -> list[NameMen
     return doers
 
 
+# Korean job titles: a colleague is often called by surname and title ("윤 차장", "한 팀장님").
+_KO_TITLE = r"(?:[가-힣]{0,2}장|대리|주임|책임|선임|수석|교수|선생|매니저|프로|위원|간사|사원)(?:님)?"
+
+
+def _title_forms(names: list[str], speaker: str) -> list[tuple[str, str]]:
+    """(surname-and-title pattern, name) for Korean names whose surname no one else shares."""
+    surnames = [n[0] for n in names if re.fullmatch(r"[가-힣]{3,4}", n)]
+    return [(rf"{re.escape(n[0])}\s?{_KO_TITLE}", n) for n in names
+            if n != speaker and re.fullmatch(r"[가-힣]{3,4}", n) and surnames.count(n[0]) == 1]
+
+
 def _all_mentions(sentence: str, names: list[str], speaker: str) -> list[NameMention]:
     found: list[NameMention] = []
+    for pattern, name in _title_forms(names, speaker):
+        for m in re.finditer(rf"(?<![가-힣A-Za-z]){pattern}", sentence):
+            found.append(NameMention(name, m.start(), m.end()))
     for name in names:
         if name == speaker:
             continue
@@ -345,7 +363,10 @@ def partners(sentence: str, names: list[str], speaker: str) -> list[str]:
 def team_owner(sentence: str) -> str | None:
     """"저희 IT팀에서 할게요", "our QA team will cover it": the team takes the work."""
     m = _KO_TEAM.search(sentence) or _EN_TEAM.search(sentence)
-    return m["team"] if m else None
+    if m is None:
+        return None
+    team = m["team"]
+    return team[:1].upper() + team[1:]
 
 
 def is_acceptance(text: str) -> bool:

@@ -17,6 +17,8 @@ class SeriesLedger(BaseModel):
     decisions: list[Decision] = Field(default_factory=list)
     changes: list[DecisionChange] = Field(default_factory=list)
     actions: list[ActionItem] = Field(default_factory=list)
+    # Items below the commitment model's threshold: stored, shown only on request.
+    candidates: list[ActionItem] = Field(default_factory=list)
 
     def active(self) -> list[Decision]:
         return [d for d in self.decisions if d.status == "active"]
@@ -38,7 +40,8 @@ def build_ledger(series_id: str, records: Sequence[MeetingRecord],
     ]
     return SeriesLedger(series_id=series_id, decisions=decisions,
                         changes=sorted(changes, key=lambda c: (c.time, c.meeting_id, c.seq)),
-                        actions=[a for r in ordered for a in r.action_items])
+                        actions=[a for r in ordered for a in r.action_items if not a.candidate],
+                        candidates=[a for r in ordered for a in r.action_items if a.candidate])
 
 
 def decisions_document(ledger: SeriesLedger) -> dict:
@@ -48,6 +51,10 @@ def decisions_document(ledger: SeriesLedger) -> dict:
             "changes": [c.model_dump(mode="json") for c in ledger.changes]}
 
 
-def actions_document(ledger: SeriesLedger) -> dict:
-    """`mithub actions --json` and `GET /v1/series/{id}/actions`."""
-    return {"series_id": ledger.series_id, "actions": [a.model_dump(mode="json") for a in ledger.actions]}
+def actions_document(ledger: SeriesLedger, *, candidates: bool = False) -> dict:
+    """`mithub actions --json` and `GET /v1/series/{id}/actions`; the candidates (below the
+    model's threshold) only when asked for, in their own list."""
+    document = {"series_id": ledger.series_id, "actions": [a.model_dump(mode="json") for a in ledger.actions]}
+    if candidates:
+        document["candidates"] = [a.model_dump(mode="json") for a in ledger.candidates]
+    return document

@@ -69,6 +69,8 @@ class ActionItem(BaseModel):
     support_seqs: list[int] = Field(default_factory=list)
     speaker: str
     time: AwareDatetime
+    confidence: float = Field(1.0, ge=0.0, le=1.0, description="the commitment model's probability")
+    candidate: bool = Field(False, description="below the threshold users see: stored, shown only on request")
 
     _utc = field_validator("time")(_as_utc)
 

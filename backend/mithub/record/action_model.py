@@ -1,0 +1,88 @@
+"""The fitted commitment-turn model: which (line, person) pairs of a meeting settle an action item.
+
+The weights ship in the package (`record/weights/actions.json`, with `actions.md` as its model
+card) and are rebuilt by one command, REBUILD. The JSON carries the decision rule chosen by
+cross-validation with it: `threshold` (an item users see), `candidate_floor` (kept as a
+candidate below it) and `window` (two lines of the same owner this close are one item).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from mithub.context.models import Utterance
+from mithub.record.action_features import FEATURE_NAMES, Candidate, TurnReading, pair_rows
+from mithub.record.estimator import LogisticModel
+
+WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
+WEIGHTS = WEIGHTS_DIR / "actions.json"
+REBUILD = "python -m mithub.record.training actions --data ../shared/benchmarks/data"
+
+
+@dataclass(frozen=True)
+class DecisionRule:
+    threshold: float
+    candidate_floor: float
+    window: int
+
+
+@dataclass(frozen=True)
+class ActionModel:
+    model: LogisticModel
+    rule: DecisionRule
+
+    @classmethod
+    def from_estimator(cls, model: LogisticModel) -> ActionModel:
+        meta = model.meta.get("rule") or {}
+        return cls(model, DecisionRule(float(meta.get("threshold", 0.5)), float(meta.get("candidate_floor", 0.25)),
+                                       int(meta.get("window", 2))))
+
+
+@dataclass(frozen=True)
+class ScoredPair:
+    line: int  # 0-based
+    owner: str
+    role: str
+    confidence: float
+    candidate: bool  # below the threshold users see
+
+
+def load_action_model(path: Path | None = None) -> ActionModel:
+    """The shipped model (`WEIGHTS`), read once per process; a missing or corrupt file is a
+    ModelLoadError naming REBUILD."""
+    return _load(path or WEIGHTS)
+
+
+@lru_cache(maxsize=4)
+def _load(path: Path) -> ActionModel:
+    return ActionModel.from_estimator(LogisticModel.load(path, rebuild=REBUILD, expect=FEATURE_NAMES))
+
+
+def decode(cands: Sequence[Candidate], probs: np.ndarray, rule: DecisionRule
+           ) -> list[ScoredPair]:
+    """Items from pair probabilities: strongest first, a pair is kept unless the same owner
+    already has a kept pair within `window` lines (the request and its yes are one item).
+    Pairs at or above `candidate_floor` are kept; below `threshold` they are candidates."""
+    kept: list[ScoredPair] = []
+    for i in np.argsort(-probs, kind="stable"):
+        p = float(probs[i])
+        if p < rule.candidate_floor:
+            break
+        c = cands[i]
+        if any(k.owner == c.owner and abs(k.line - c.line) <= rule.window for k in kept):
+            continue
+        kept.append(ScoredPair(c.line, c.owner, c.role, p, p < rule.threshold))
+    return sorted(kept, key=lambda k: (k.line, -k.confidence))
+
+
+def score_meeting(turns: Sequence[Utterance], meeting_date: date, model: ActionModel
+                  ) -> tuple[list[ScoredPair], list[TurnReading], list[Candidate], np.ndarray]:
+    cands, X, readings = pair_rows(turns, meeting_date)
+    probs = model.model.predict_proba(X) if len(cands) else np.zeros(0)
+    return decode(cands, probs, model.rule), readings, cands, probs

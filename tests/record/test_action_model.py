@@ -1,0 +1,119 @@
+"""The commitment-turn model: shipped weights, what a missing or damaged file does, retraining
+that gives the same weights, and the owners and confidences of the items it yields."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from mithub.agent.decision_watch import record_meeting
+from mithub.context.models import Utterance
+from mithub.errors import ModelLoadError
+from mithub.record import action_model
+from mithub.record.action_features import FEATURE_NAMES
+from mithub.record.actions import extract_action_items
+from mithub.record.ledger import actions_document, build_ledger
+from mithub.record.meeting_record import extract_record
+from mithub.record.action_training import train_actions
+from mithub.store.memory import InMemoryRepository
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "benchmarks" / "data"
+MONDAY = date(2026, 9, 7)
+START = datetime(2026, 9, 7, 1, 0, tzinfo=UTC)
+
+
+def _turns(*lines: tuple[str, str]) -> list[Utterance]:
+    return [Utterance(id=i, speaker_id=name, speaker_name=name, text=text,
+                      absolute_timestamp=START + timedelta(seconds=10 * i))
+            for i, (name, text) in enumerate(lines, start=1)]
+
+
+def test_shipped_weights_load_with_the_features_the_code_computes():
+    model = action_model.load_action_model()
+    assert model.model.feature_names == list(FEATURE_NAMES)
+    assert 0 < model.rule.candidate_floor <= model.rule.threshold < 1
+    assert (action_model.WEIGHTS_DIR / "actions.md").is_file()  # its model card
+
+
+@pytest.mark.parametrize("content", [None, "{not json", json.dumps({"format": "other"})], ids=["missing", "corrupt", "foreign"])
+def test_missing_or_damaged_weights_name_the_rebuild_command(tmp_path, content):
+    path = tmp_path / "actions.json"
+    if content is not None:
+        path.write_text(content, encoding="utf-8")
+    with pytest.raises(ModelLoadError) as err:
+        action_model.load_action_model(path)
+    assert action_model.REBUILD in str(err.value) and str(path) in str(err.value)
+
+
+def test_without_weights_the_meeting_is_kept_and_ends_without_a_record(tmp_path, monkeypatch):
+    monkeypatch.setattr(action_model, "WEIGHTS", tmp_path / "gone.json")
+    store = InMemoryRepository()
+    turns = _turns(("김지현", "서준 님, 견적서 금요일까지 보내 주세요."), ("이서준", "네, 보내 드릴게요."))
+
+    async def run() -> object:
+        await store.ensure_meeting("m1", series_id="s", started_at=START)
+        await store.append_utterances("m1", turns)
+        return await record_meeting(store, "m1")
+
+    assert asyncio.run(run()) is None
+    assert [u.text for u in asyncio.run(store.get_utterances("m1"))] == [t.text for t in turns]
+    assert asyncio.run(store.series_records("s")) == []
+
+
+@pytest.mark.skipif(not (DATA / "decisions").is_dir(), reason="the benchmark data (../shared) is not here")
+def test_retraining_gives_the_same_weights(tmp_path):
+    # A small copy of the data (three series, one real meeting) keeps the test short.
+    data = tmp_path / "data"
+    for sid in ("en01", "ko01", "ko09"):
+        (data / "decisions" / sid).mkdir(parents=True)
+        for f in (DATA / "decisions" / sid).iterdir():
+            (data / "decisions" / sid / f.name).symlink_to(f)
+    (data / "real_record").mkdir()
+    for f in (DATA / "real_record").glob("ES2008c.*"):
+        (data / "real_record" / f.name).symlink_to(f)
+    first, second = tmp_path / "a", tmp_path / "b"
+    train_actions(data, first)
+    train_actions(data, second)
+    assert (first / "actions.json").read_bytes() == (second / "actions.json").read_bytes()
+    assert action_model.load_action_model(first / "actions.json").model.feature_names == list(FEATURE_NAMES)
+
+
+def test_a_person_only_copied_is_not_the_owner_anywhere():
+    """Issue 19 §5: "민호 님 참조로" copies 민호; the work is 서준's, in the record and the ledger."""
+    turns = _turns(("최민호", "안녕하세요."), ("김지현", "서준 님, 견적서 정리해서 금요일에 민호 님 참조로 같이 보내 주세요."),
+                   ("이서준", "네, 그렇게 할게요."))
+    record = extract_record("m", "s", START, turns)
+    owners = {a.owner for a in record.action_items if a.seq in (2, 3) and not a.candidate}
+    assert owners == {"이서준"}
+    ledger = actions_document(build_ledger("s", [record], []))
+    assert {a["owner"] for a in ledger["actions"] if a["seq"] in (2, 3)} == {"이서준"}
+
+
+def test_every_item_has_a_confidence_and_candidates_stay_out_of_the_ledger():
+    lines = json.loads((Path(__file__).resolve().parents[2] / "examples" / "meetings" / "en_sprint_review.facts.json")
+                       .read_text(encoding="utf-8"))
+    assert lines  # the sample meeting exists
+    turns = [Utterance(id=i, speaker_id=r["speaker_id"], speaker_name=r["speaker_name"], text=r["text"],
+                       absolute_timestamp=START + timedelta(milliseconds=r["start_ms"]))
+             for i, r in enumerate(map(json.loads, (Path(__file__).resolve().parents[2] / "examples" / "meetings"
+                                                    / "en_sprint_review.jsonl").read_text(encoding="utf-8").splitlines()), 1)]
+    record = extract_record("m", "s", START, turns)
+    threshold = action_model.load_action_model().rule.threshold
+    assert all((a.confidence < threshold) == a.candidate for a in record.action_items)
+    document = actions_document(build_ledger("s", [record], []))
+    assert all(not a["candidate"] for a in document["actions"])
+    assert len(document["actions"]) == sum(not a.candidate for a in record.action_items)
+    with_candidates = actions_document(build_ledger("s", [record], []), candidates=True)
+    assert len(with_candidates["candidates"]) == sum(a.candidate for a in record.action_items)
+
+
+def test_a_volunteer_owns_the_work_and_the_task_is_a_phrase_without_the_date():
+    items = extract_action_items("m", _turns(("Priya Nair", "Who can draft the vendor email?"),
+                                             ("Omar Haddad", "I'll draft the vendor email by Friday.")), MONDAY)
+    shown = [a for a in items if not a.candidate]
+    assert [(a.owner, a.due_date) for a in shown] == [("Omar Haddad", date(2026, 9, 11))]
+    assert "Friday" not in shown[0].task and "vendor email" in shown[0].task
