@@ -54,3 +54,18 @@ class IndexFormatError(MitHubError):
 class BackPressureError(StoreError):
     """The database is unreachable and the in-memory write queue is full: the write was
     not accepted; retry it once the database is back."""
+
+
+class QueryTooLongError(InputError):
+    """A question over the length limit: the same limit and words for the CLI and the API
+    (the input itself is never echoed back)."""
+
+    def __init__(self, length: int, limit: int) -> None:
+        super().__init__(f"the question is {length} characters long; at most {limit} are accepted "
+                         "(API_MAX_QUERY_CHARS)")
+        self.limit = limit
+
+    @classmethod
+    def check(cls, query: str | None, limit: int) -> None:
+        if query is not None and len(query) > limit:
+            raise cls(len(query), limit)

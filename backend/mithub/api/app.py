@@ -1,7 +1,9 @@
 """HTTP API (FastAPI): agent calls, meetings, transcripts, health and metrics.
 
-Every route but /healthz needs `Authorization: Bearer <API_TOKEN>`. Meeting state is restored
-from the store, so the API answers about meetings a worker is still ingesting.
+Every route but /healthz and the API's own description (/docs, /openapi.json: no meeting data)
+needs `Authorization: Bearer <API_TOKEN>`. Meeting state is restored from the store, so the API
+answers about meetings a worker is still ingesting. A request the API refuses gets a short
+`detail`: a validation error never echoes the input back.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, HTTPException, Path, Query, Request, status
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
@@ -25,7 +28,7 @@ from mithub.config import APIConfig
 from mithub.context.models import AgentCallType, Utterance
 from mithub.context.report import meeting_report
 from mithub.record.ledger import actions_document, decisions_document
-from mithub.errors import ConfigError, StoreError
+from mithub.errors import ConfigError, QueryTooLongError, StoreError
 from mithub.store.records import MeetingOverview, SeriesOverview
 
 _bearer = HTTPBearer(auto_error=False)
@@ -36,7 +39,8 @@ SeriesId = Annotated[str, Path(min_length=1, max_length=200, description="series
 
 class CallRequest(BaseModel):
     call_type: AgentCallType
-    query: str | None = Field(None, max_length=2000, description="the question; optional for SUMMARY and ACTION_EXTRACTION")
+    # Its length is checked against API_MAX_QUERY_CHARS by the route (the CLI's limit too).
+    query: str | None = Field(None, description="the question; optional for SUMMARY and ACTION_EXTRACTION")
     include_context: bool = Field(False, description="return the evidence items put into the prompt "
                                   "(`context`), for debugging and evaluation")
 
@@ -57,7 +61,7 @@ def create_app(runtime: AgentRuntime, config: APIConfig) -> FastAPI:
         yield
         await runtime.aclose()
 
-    app = FastAPI(title="MitHub API", version=__version__, lifespan=lifespan)
+    app = FastAPI(title="MitHub API", version=__version__, lifespan=lifespan, redoc_url=None)
     def authorized(credentials: Credentials) -> None:
         if credentials is None or not hmac.compare_digest(credentials.credentials.encode(), token.encode()):
             raise HTTPException(status.HTTP_401_UNAUTHORIZED, "missing or wrong bearer token",
@@ -68,6 +72,16 @@ def create_app(runtime: AgentRuntime, config: APIConfig) -> FastAPI:
     @app.exception_handler(UnknownMeetingError)
     async def _unknown(_request: Request, exc: UnknownMeetingError) -> JSONResponse:
         return JSONResponse({"detail": str(exc)}, status_code=404)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        # FastAPI's default body repeats each invalid input, whatever its size.
+        detail = [{k: v for k, v in error.items() if k in ("type", "loc", "msg")} for error in exc.errors()]
+        return JSONResponse({"detail": detail}, status_code=422)
+
+    @app.exception_handler(QueryTooLongError)
+    async def _too_long(_request: Request, exc: QueryTooLongError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=422)
 
     @app.exception_handler(StoreError)
     async def _store(_request: Request, exc: StoreError) -> JSONResponse:
@@ -132,8 +146,7 @@ def create_app(runtime: AgentRuntime, config: APIConfig) -> FastAPI:
     @app.post("/v1/meetings/{meeting_id}/calls", dependencies=auth, response_model=Answer,
               response_model_exclude_none=False)
     async def call(meeting_id: MeetingId, request: CallRequest) -> JSONResponse:
-        if request.query and len(request.query) > config.max_query_chars:
-            raise HTTPException(422, f"query is longer than {config.max_query_chars} characters")
+        QueryTooLongError.check(request.query, config.max_query_chars)
         session = await runtime.registry.get(meeting_id)
         answer = await runtime.pipeline.call(session, request.call_type, request.query, source="http",
                                              include_context=request.include_context)

@@ -24,9 +24,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 async def _ask(args: argparse.Namespace) -> int:
-    from mithub.agent.runtime import open_agent_runtime
+    from mithub.config import get_api_config
+    from mithub.errors import QueryTooLongError
 
-    runtime = await open_agent_runtime(args.database_url, index_dir=args.index)
+    # Checked before anything loads, with the API's limit and words.
+    QueryTooLongError.check(args.query, get_api_config().max_query_chars)
+    runtime = await _open_runtime(args)
     try:
         session = await runtime.registry.get(args.meeting)
         answer = await runtime.pipeline.call(session, args.call_type, args.query, source="cli",
@@ -46,3 +49,24 @@ async def _ask(args: argparse.Namespace) -> int:
                 print(f"- {item.kind:<9} {where:<28} {item.speaker or '-':<10} {when}  "
                       f"{item.tokens:>4} tok  {' '.join(item.quote.split())[:100]}")
     return 0
+
+
+async def _open_runtime(args: argparse.Namespace):  # noqa: ANN202 - AgentRuntime, imported late
+    """The store first (read-only: a missing file is an error, not a new database) and the
+    meeting's existence, then the models: a wrong id fails in well under a second."""
+    from mithub.errors import InputError
+    from mithub.store.open import open_database
+    from mithub.store.sql import SqlRepository
+
+    database = await open_database(args.database_url, create=False)
+    repository = SqlRepository(database)
+    try:
+        if await repository.last_seq(args.meeting) == 0:
+            raise InputError(f"no meeting {args.meeting!r} in {database.display_url}; "
+                             "`mithub meetings list` shows the stored ids")
+        from mithub.agent.runtime import build_runtime
+
+        return build_runtime(database, repository, index_dir=args.index)
+    except BaseException:
+        await database.dispose()
+        raise
