@@ -94,7 +94,7 @@ class SqlCatalog:
         """Create the meeting (or name its title, series and zone). `reopen` clears `ended_at`:
         a writer attaching to a finalized meeting continues it (a restarted job in a room
         that still lives), so it leaves the organisation's memory until it ends again."""
-        async with self.database.engine.begin() as conn:
+        async with self.database.begin() as conn:
             await self._ensure_meeting(conn, meeting_id, title, series_id=series_id,
                                        started_at=started_at, timezone=timezone)
             if reopen:
@@ -104,7 +104,7 @@ class SqlCatalog:
 
     async def end_meeting(self, meeting_id: str, *, at: datetime | None = None) -> None:
         """Finalize the meeting: from now on it is part of its series' memory."""
-        async with self.database.engine.begin() as conn:
+        async with self.database.begin() as conn:
             await conn.execute(
                 MEETINGS.update().where(MEETINGS.c.id == meeting_id)
                 .values(ended_at=at or self._clock())
@@ -208,7 +208,7 @@ class SqlCatalog:
 
     async def upsert_participant(self, meeting_id: str, participant: Participant) -> None:
         values = {"meeting_id": meeting_id, **participant.model_dump()}
-        async with self.database.engine.begin() as conn:
+        async with self.database.begin() as conn:
             await self._ensure_meeting(conn, meeting_id)
             await conn.execute(self._upsert(PARTICIPANTS, values, ("meeting_id", "user_id")))
 
@@ -229,7 +229,7 @@ class SqlCatalog:
         values = call.model_dump(mode="python")
         values["citations"] = call.model_dump(mode="json")["citations"]
         values["details"] = call.model_dump(mode="json")["details"]
-        async with self.database.engine.begin() as conn:
+        async with self.database.begin() as conn:
             await self._ensure_meeting(conn, call.meeting_id)
             await conn.execute(self._upsert(AGENT_CALLS, values, ("id",)))
 

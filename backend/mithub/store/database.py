@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from contextlib import AbstractAsyncContextManager as AsyncContextManager
 from typing import Any
 
 import structlog
 from sqlalchemy import event
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.exc import ArgumentError, OperationalError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from mithub.config import DatabaseConfig
 from mithub.errors import ConfigError, StoreError
@@ -23,6 +24,14 @@ from mithub.errors import ConfigError, StoreError
 logger = structlog.get_logger(__name__)
 
 SUPPORTED = ("sqlite+aiosqlite", "postgresql+asyncpg")
+WRITE_OPTION = "mithub_write"  # execution option of `Database.begin()` connections
+
+
+def is_locked(exc: BaseException) -> bool:
+    """SQLite's "database is locked" / "database is busy": another process held the write
+    lock for longer than the busy timeout."""
+    return isinstance(exc, OperationalError) and any(
+        text in str(exc.orig) for text in ("database is locked", "database is busy"))
 
 
 def parse_database_url(url: str) -> URL:
@@ -64,6 +73,13 @@ class Database:
     def display_url(self) -> str:
         return self.url.render_as_string(hide_password=True)
 
+    def begin(self) -> AsyncContextManager[AsyncConnection]:
+        """A write transaction. SQLite takes its write lock at BEGIN (IMMEDIATE), so a second
+        process waits its busy timeout for the lock; a deferred transaction that read first
+        would instead fail at once with "database is locked" when another process wrote in
+        between (its snapshot is stale)."""
+        return self.engine.execution_options(**{WRITE_OPTION: True}).begin()
+
     async def dispose(self) -> None:
         await self.engine.dispose()
 
@@ -97,7 +113,8 @@ def _sqlite_engine(url: URL, config: DatabaseConfig, *, create: bool) -> AsyncEn
 
     @event.listens_for(engine.sync_engine, "begin")
     def _on_begin(connection: Any) -> None:
-        connection.exec_driver_sql("BEGIN")
+        write = connection.get_execution_options().get(WRITE_OPTION, False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
     return engine
 

@@ -122,7 +122,7 @@ class MeetingEmbeddings:
             index_elements=["meeting_id", "model_id", "text_hash"],
             set_={"seq": insert.excluded.seq},
         )
-        async with self._store.database.engine.begin() as conn:
+        async with self._store.database.begin() as conn:
             await self._store._ensure_meeting(conn, self._meeting_id)
             await conn.execute(statement, rows)
         with self._lock:

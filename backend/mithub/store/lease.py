@@ -21,10 +21,12 @@ from typing import TYPE_CHECKING
 
 import structlog
 from sqlalchemy import bindparam, select
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from mithub.errors import LeaseError
 from mithub.store.catalog import LEASES
+from mithub.store.database import is_locked
 
 if TYPE_CHECKING:
     from mithub.store.catalog import SqlCatalog
@@ -129,6 +131,26 @@ class LeaseManager:
         return lease
 
     async def _try_acquire(self, meeting_id: str, ttl_seconds: float) -> LeaseError | None:
+        try:
+            return await self._take(meeting_id, ttl_seconds)
+        except OperationalError as exc:
+            if not is_locked(exc):
+                raise
+            return await self.busy_error(meeting_id)
+
+    async def busy_error(self, meeting_id: str) -> LeaseError:
+        """SQLite stayed locked past the busy timeout: another process is writing the file. The
+        lease row is still readable (WAL), so the error names the meeting's writer if it has one."""
+        async with self._catalog.database.engine.connect() as conn:
+            row = (await conn.execute(select(LEASES).where(LEASES.c.meeting_id == meeting_id))).first()
+            if row is not None and row.owner != self.owner and row.expires_at > self._now():
+                return await self.describe(conn, meeting_id)
+        return LeaseError(
+            f"meeting {meeting_id}: {self._catalog.database.display_url} stayed locked by another "
+            "process writing it (DB_CONNECT_TIMEOUT_SECONDS); retry when it is done, or give this "
+            "meeting its own database file")
+
+    async def _take(self, meeting_id: str, ttl_seconds: float) -> LeaseError | None:
         now = self._now()
         values = {
             "meeting_id": meeting_id,
@@ -137,7 +159,7 @@ class LeaseManager:
             "heartbeat_at": now,
             "expires_at": now + timedelta(seconds=ttl_seconds),
         }
-        async with self._catalog.database.engine.begin() as conn:
+        async with self._catalog.database.begin() as conn:
             await self._catalog._ensure_meeting(conn, meeting_id)
             before = (
                 await conn.execute(select(LEASES).where(LEASES.c.meeting_id == meeting_id))
@@ -179,7 +201,7 @@ class LeaseManager:
         ttl = self.held.get(meeting_id)
         if ttl is None:
             return False
-        async with self._catalog.database.engine.begin() as conn:
+        async with self._catalog.database.begin() as conn:
             owned = await self._extend(conn, meeting_id, ttl)
         if not owned:
             self.held.pop(meeting_id, None)
@@ -210,7 +232,7 @@ class LeaseManager:
 
     async def release(self, meeting_id: str) -> None:
         self.held.pop(meeting_id, None)
-        async with self._catalog.database.engine.begin() as conn:
+        async with self._catalog.database.begin() as conn:
             await conn.execute(
                 LEASES.delete().where(
                     LEASES.c.meeting_id == meeting_id, LEASES.c.owner == self.owner

@@ -82,7 +82,7 @@ async def _upgrade(database: Database, revision: str) -> tuple[str | None, str]:
         command.upgrade(config, revision)
         return before, _current(connection) or ""
 
-    async with database.engine.begin() as connection:
+    async with database.begin() as connection:
         before, after = await connection.run_sync(_run)
     if before != after:
         logger.info(

@@ -13,7 +13,7 @@ from typing import TypeVar
 from mithub.config import DatabaseConfig, get_database_config
 from mithub.errors import StoreError
 from mithub.store.availability import is_unavailable
-from mithub.store.database import Database, create_database
+from mithub.store.database import Database, create_database, is_locked
 from mithub.store.migrate import require_schema, upgrade
 from mithub.store.resilient import ResilientRepository
 from mithub.store.sql import SqlRepository
@@ -26,6 +26,11 @@ async def reach(database: Database, operation: Awaitable[T]) -> T:
     try:
         return await operation
     except Exception as exc:
+        if is_locked(exc):
+            raise StoreError(
+                f"{database.display_url} is locked: another process kept writing it for longer "
+                "than DB_CONNECT_TIMEOUT_SECONDS; retry when it is done"
+            ) from exc
         if is_unavailable(exc):
             raise StoreError(
                 f"cannot reach the database at {database.display_url} "

@@ -21,10 +21,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 import structlog
+from sqlalchemy.exc import OperationalError
 
 from mithub.config import DatabaseConfig, get_database_config
 from mithub.embedders.base import Embedder
-from mithub.store.database import Database
+from mithub.store.database import Database, is_locked
 from mithub.store.embedding_cache import MeetingEmbeddings
 from mithub.store.lease import MeetingLease
 from mithub.store.open import meeting_repository, open_database
@@ -112,8 +113,13 @@ async def attach_meeting(
         repository = meeting_repository(database, config)
         # A writer attaching to a finalized meeting continues it (a restarted job whose room
         # still lives): it is no longer finished until it ends again.
-        await repository.inner.ensure_meeting(meeting_id, title=title, series_id=series_id,
-                                              started_at=started_at, timezone=timezone, reopen=True)
+        try:
+            await repository.inner.ensure_meeting(meeting_id, title=title, series_id=series_id,
+                                                  started_at=started_at, timezone=timezone, reopen=True)
+        except OperationalError as exc:
+            if not is_locked(exc):
+                raise
+            raise await repository.inner.leases.busy_error(meeting_id) from exc
         lease = await repository.inner.acquire_lease(
             meeting_id,
             ttl_seconds=config.lease_ttl_seconds,

@@ -88,7 +88,7 @@ class SqlRepository(SqlRecordStore):
         if self._one_statement and len(utterances) == 1 and meeting_id in self._known_meetings:
             await self._append_one_postgres(meeting_id, utterances[0])
         else:
-            async with self.database.engine.begin() as conn:
+            async with self.database.begin() as conn:
                 await self.leases.fence(conn, meeting_id)
                 await self._ensure_meeting(conn, meeting_id)
                 await self._insert_utterances(conn, meeting_id, utterances)
@@ -128,7 +128,7 @@ class SqlRepository(SqlRecordStore):
         state: ManagerState,
     ) -> None:
         started = time.perf_counter()
-        async with self.database.engine.begin() as conn:
+        async with self.database.begin() as conn:
             await self.leases.fence(conn, meeting_id)
             await self._ensure_meeting(conn, meeting_id)
             if utterance is not None:
