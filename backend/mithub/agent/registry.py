@@ -55,7 +55,7 @@ class SessionRegistry:
             if current is not None and current.manager.last_seq >= stored:
                 return current
             manager = self._factory(meeting_id, ReadOnlyRepository(self._repository))
-            await manager.restore_from_db()
+            await manager.restore_from_db(warm_detector=False)  # a replica never ingests
             transcript = current.transcript if current else self._builder.new_transcript_index()
             info = await self._repository.meeting_info(meeting_id) \
                 if hasattr(self._repository, "meeting_info") else None

@@ -91,7 +91,7 @@ async def _show(args: argparse.Namespace) -> int:
         manager = create_context_manager(
             args.meeting_id, ReadOnlyRepository(repository), llm=create_llm_client()
         )
-        await manager.restore_from_db()
+        await manager.restore_from_db(warm_detector=False)  # shown, never continued
         calls = await repository.list_agent_calls(args.meeting_id)
     finally:
         await database.dispose()

@@ -75,6 +75,9 @@ class ContextManager:
         self._last_l1_update: datetime | None = None
         self._l1_update_count = 0
         self._next_seq = 1
+        # A restore that will only be read (a finished meeting, a replica) leaves the detector
+        # cold: its window costs morphology and embeddings, and only a new turn needs it.
+        self._detector_backlog: tuple[dict, list[Utterance]] | None = None
         self._gauges = track_meeting(self)
 
     # ------------------------------------------------------------------ ingest
@@ -122,7 +125,14 @@ class ContextManager:
             self.publish_gauges()
             return segment
 
+    def _warm_detector(self) -> None:
+        if self._detector_backlog is not None:
+            state, history = self._detector_backlog
+            self._detector_backlog = None
+            self._detector.load_state(state, history)
+
     async def _process(self, utterance: Utterance, now: datetime) -> None:
+        self._warm_detector()
         if self._last_l1_update is None:
             self._last_l1_update = now
         self.l0_buffer.append(utterance)
@@ -311,6 +321,7 @@ class ContextManager:
         return self._last_summarized_utterance_id
 
     def state(self) -> ManagerState:
+        self._warm_detector()  # a cold detector's state is its stored one, not a blank one
         return ManagerState(
             meeting_id=self.meeting_id,
             last_seq=self.last_seq,
@@ -329,9 +340,11 @@ class ContextManager:
 
     # ---------------------------------------------------------------- restore
 
-    async def restore_from_db(self) -> int:
+    async def restore_from_db(self, *, warm_detector: bool = True) -> int:
         """Rebuild this (fresh) manager from the repository (context/restore.py reads what it
-        is rebuilt from). Returns the number of stored utterances found (0: a new meeting)."""
+        is rebuilt from). Returns the number of stored utterances found (0: a new meeting).
+        `warm_detector=False` defers the topic detector's window to the first turn processed
+        (none, for a meeting that is only read)."""
         async with self._lock:
             cfg = self.config
             sizes = RestoreSizes(cfg.l0_max_turns, cfg.l0_topic_buffer_max_turns,
@@ -341,6 +354,8 @@ class ContextManager:
                 return 0
             if meeting.state is not None:
                 self._apply_stored(meeting, meeting.state)
+                if warm_detector:
+                    self._warm_detector()
             for utterance in meeting.tail:
                 self._next_seq = utterance.id + 1
                 await self._process(utterance, utterance.absolute_timestamp)
@@ -364,5 +379,5 @@ class ContextManager:
         self._next_seq = state.last_seq + 1
         self.l0_buffer.replace(meeting.l0)
         self.l0_topic_buffer.replace(meeting.topic_buffer)
-        self._detector.load_state(state.detector_state, meeting.detector_history)
+        self._detector_backlog = (state.detector_state, meeting.detector_history)
         self.speaker_context.load_state(state.speaker_state, meeting.speaker_turns)
