@@ -117,6 +117,17 @@ def local_time(instant: datetime, zone: tzinfo | str) -> datetime:
     return instant.astimezone(display_zone(zone) if isinstance(zone, str) else zone)
 
 
+def stamp(moment: datetime, seconds: bool = False) -> str:
+    """A time as a person reads it, with the offset it is on: "2026-05-04 10:00 +09:00"."""
+    offset = moment.utcoffset()
+    if offset is None:
+        raise ValueError("stamp needs a timezone-aware datetime")
+    sign = "-" if offset < timedelta(0) else "+"
+    minutes = abs(offset) // timedelta(minutes=1)
+    zone = f"{sign}{minutes // 60:02d}:{minutes % 60:02d}" if offset else "UTC"
+    return f"{moment:%Y-%m-%d %H:%M{':%S' if seconds else ''}} {zone}"
+
+
 def local_date(instant: datetime, zone: tzinfo | str) -> date:
     """The meeting's calendar day of `instant`: what "오늘", "다음 주 금요일" and the meeting's
     label count from. The UTC date is the wrong day for a morning in Seoul or an evening in
@@ -147,9 +158,21 @@ class MeetingClock(BaseModel):
         started = getattr(self, "started_at", None)
         if "timezone" not in self.model_fields_set and isinstance(started, datetime):
             self.timezone = zone_name(started)  # a start given on the meeting's clock names its zone
-        zone = self.zone
-        for name in type(self).model_fields:
-            value = getattr(self, name, None)
-            if isinstance(value, datetime) and value.tzinfo is not None:
-                object.__setattr__(self, name, value.astimezone(zone))
+        on_meeting_clock(self, self.zone)
         return self
+
+
+def on_meeting_clock(model: BaseModel, zone: tzinfo | str) -> None:
+    """Give a model's instants, and those of the models in its lists (a record's decisions,
+    action items), the meeting's offset, in place: the same instants, read on the meeting's
+    wall clock wherever they are printed or serialised."""
+    zone = display_zone(zone) if isinstance(zone, str) else zone
+    for name in type(model).model_fields:
+        value = getattr(model, name, None)
+        if isinstance(value, datetime) and value.tzinfo is not None:
+            # Past the field validators on purpose: some of them normalise to UTC for storage.
+            object.__setattr__(model, name, value.astimezone(zone))
+        elif isinstance(value, list):
+            for item in value:
+                if isinstance(item, BaseModel):
+                    on_meeting_clock(item, zone)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime, time, timedelta, timezone
 
 import pytest
 
+from mithub.clock import local_date
 from mithub.record.dates import resolve_date_expressions
 
 MON = date(2026, 5, 4)  # a Monday
@@ -133,3 +134,28 @@ def test_a_datetime_is_refused_with_what_to_pass_instead():
 def test_period_ends_and_the_meeting_day(text, said, resolved):
     mentions = {m.text: m.date for m in resolve_date_expressions(text, MON)}
     assert mentions.get(said, "missing") == resolved, mentions
+
+
+# A meeting's local date is not its UTC date near midnight: 08:30 in Seoul is the evening
+# before in UTC, 22:30 in New York is the next day in UTC (issue 19 item 1).
+EARLY_SEOUL, LATE_NEW_YORK = time(8, 30), time(22, 30)
+ZONES = [pytest.param(EARLY_SEOUL, timezone(timedelta(hours=9)), -1, id="08:30+09:00"),
+         pytest.param(LATE_NEW_YORK, timezone(timedelta(hours=-5)), +1, id="22:30-05:00")]
+
+
+@pytest.mark.parametrize(("at", "zone", "utc_shift"), ZONES)
+@pytest.mark.parametrize(("text", "reference", "said", "resolved", "kind"), CASES)
+def test_each_expression_resolves_on_the_meeting_day_across_the_utc_day_boundary(
+        at, zone, utc_shift, text, reference, said, resolved, kind):
+    started = datetime.combine(reference, at, tzinfo=zone)
+    stored = started.astimezone(timezone.utc)  # what the store keeps
+    assert stored.date() == reference + timedelta(days=utc_shift)
+    mentions = {m.text: m for m in resolve_date_expressions(text, local_date(stored, zone))}
+    assert (mentions[said].date, mentions[said].kind) == (resolved, kind)
+
+
+def test_the_issue_example_next_week_friday_from_a_seoul_monday_morning():
+    started = datetime(2026, 5, 3, 23, 30, tzinfo=timezone.utc)  # 2026-05-04 08:30 in Seoul
+    [seoul] = resolve_date_expressions("다음 주 금요일까지", local_date(started, "Asia/Seoul"))
+    [utc] = resolve_date_expressions("다음 주 금요일까지", local_date(started, "UTC"))
+    assert (seoul.date, utc.date) == (date(2026, 5, 15), date(2026, 5, 8))

@@ -29,7 +29,8 @@ def context_citations(ctx: AgentContext) -> dict[str, Citation]:
     said = {u.id: text for e in ctx.transcript_excerpts for u, text in zip(e.utterances, e.said, strict=False)}
     for u in utterances:
         items[f"U{u.id}"] = Citation(kind="utterance", id=f"U{u.id}", speaker=u.speaker_name,
-                                     time=u.absolute_timestamp, quote=_short(said.get(u.id, u.text)), seq=u.id)
+                                     time=u.absolute_timestamp.astimezone(ctx.current_time.tzinfo),
+                                     quote=_short(said.get(u.id, u.text)), seq=u.id)
     for segment in ctx.topic_segments or []:
         label = topic_label(segment)
         items[label] = Citation(kind="topic", id=label, title=segment.name,

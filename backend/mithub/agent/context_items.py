@@ -36,9 +36,10 @@ def context_items(ctx: AgentContext, count: Callable[[str], int]) -> list[Contex
         items.append(ContextItem(kind="topic", meeting_id=ctx.meeting_id, seq=s.start_utterance_id,
                                  quote=s.summary or s.name,
                                  tokens=sum(count(x) for x in segment_lines(s, topic_label(s)))))
+    zone = ctx.current_time.tzinfo  # today's meeting's clock; a past turn is on its meeting's
     for u in (u for e in ctx.transcript_excerpts for u in e.utterances):
         items.append(ContextItem(kind="utterance", meeting_id=ctx.meeting_id, seq=u.id,
-                                 speaker=u.speaker_name, time=u.absolute_timestamp, quote=u.text,
+                                 speaker=u.speaker_name, time=u.absolute_timestamp.astimezone(zone), quote=u.text,
                                  tokens=count(utterance_line(u))))
     for t in ctx.past_topics:
         items.append(ContextItem(kind="topic", meeting_id=t.meeting.meeting_id,
@@ -48,13 +49,14 @@ def context_items(ctx: AgentContext, count: Callable[[str], int]) -> list[Contex
     for e in ctx.past_excerpts:
         for u in e.utterances:
             items.append(ContextItem(kind="utterance", meeting_id=e.meeting.meeting_id, seq=u.id,
-                                     speaker=u.speaker_name, time=u.absolute_timestamp, quote=u.text,
+                                     speaker=u.speaker_name, quote=u.text,
+                                     time=u.absolute_timestamp.astimezone(e.meeting.started_at.tzinfo),
                                      tokens=count(past_utterance_line(e.meeting, u))))
     for d in ctx.documents:
         items.append(ContextItem(kind="document", quote=d.text, speaker=None,
                                  tokens=count(f"[D0] {d.source}: {d.text}")))
     for u in ctx.recent_utterances or []:
         items.append(ContextItem(kind="utterance", meeting_id=ctx.meeting_id, seq=u.id,
-                                 speaker=u.speaker_name, time=u.absolute_timestamp, quote=u.text,
+                                 speaker=u.speaker_name, time=u.absolute_timestamp.astimezone(zone), quote=u.text,
                                  tokens=count(utterance_line(u))))
     return items

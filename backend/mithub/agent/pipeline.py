@@ -101,6 +101,8 @@ class AgentPipeline:
             self.builder.build_context, call_type, session.manager, query,
             transcript=session.transcript, required_topics=required, series_id=session.series_id,
         )
+        if session.started_at is not None:  # what the prompt and the citations show: the meeting's clock
+            ctx = ctx.model_copy(update={"current_time": ctx.current_time.astimezone(session.started_at.tzinfo)})
         ctx = await self._fit_exactly(ctx)
         record, changes = await self._record(session, call_type)
         text, citations, mode = await self._generate(ctx, record, changes)

@@ -31,6 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 async def _list(args: argparse.Namespace) -> int:
+    from mithub.clock import stamp
     from mithub.store.open import open_database
     from mithub.store.sql import SqlRepository
 
@@ -51,12 +52,12 @@ async def _list(args: argparse.Namespace) -> int:
         print(_nothing_listed(args.series, series, database.display_url))
         return 0
     header = ("ID", "SERIES", "STARTED", "UTTERANCES", "TOPICS", "WRITER", "TITLE")
-    print("{:<24} {:<16} {:<17} {:>10} {:>6}  {:<24} {}".format(*header))
+    print("{:<24} {:<16} {:<23} {:>10} {:>6}  {:<24} {}".format(*header))
     for m in meetings:
-        started = m.started_at.strftime("%Y-%m-%d %H:%MZ")
+        started = stamp(m.started_at)  # on the meeting's own clock
         writer = m.lease_owner or ("ended" if m.ended_at else "-")
         print(
-            f"{m.id:<24} {m.series_id:<16} {started:<17} {m.utterance_count:>10} "
+            f"{m.id:<24} {m.series_id:<16} {started:<23} {m.utterance_count:>10} "
             f"{m.topic_count:>6}  {writer:<24} {m.title or '-'}"
         )
     return 0
@@ -71,6 +72,7 @@ def _nothing_listed(series_id: str | None, series: list, where: str) -> str:  # 
 
 
 async def _show(args: argparse.Namespace) -> int:
+    from mithub.clock import stamp
     from mithub.context.factory import create_context_manager
     from mithub.context.report import meeting_report, render_report, report_json
     from mithub.errors import InputError
@@ -107,7 +109,7 @@ async def _show(args: argparse.Namespace) -> int:
     print(render_report(report, mode=mode))
     writer = overview.lease_owner or ("none (meeting ended)" if overview.ended_at else "none")
     print(
-        f"Stored: {overview.title or '-'}, created {overview.created_at:%Y-%m-%d %H:%M:%SZ}, "
+        f"Stored: {overview.title or '-'}, created {stamp(overview.created_at, seconds=True)}, "
         f"{len(calls)} agent call(s), writer {writer}"
     )
     return 0

@@ -8,6 +8,8 @@ answer cites and that is mapped back to speaker, time and source.
 
 from __future__ import annotations
 
+from datetime import timezone, tzinfo
+
 from mithub.context.models import AgentContext, PastMeetingRef, TopicSegment, Utterance
 from mithub.context.quoting import quote_text
 
@@ -21,8 +23,9 @@ DATA_NOTICE = (
 _q = quote_text
 
 
-def utterance_line(u: Utterance, *, with_topic: bool = False) -> str:
-    ts = u.absolute_timestamp.strftime("%H:%M:%S")
+def utterance_line(u: Utterance, zone: tzinfo | None = None, *, with_topic: bool = False) -> str:
+    """A turn of today's meeting; its time on the meeting's clock (`zone`, else UTC)."""
+    ts = u.absolute_timestamp.astimezone(zone or timezone.utc).strftime("%H:%M:%S")
     topic = f" (topic: {_q(u.topic)})" if with_topic and u.topic else ""
     return f"[U{u.id}] [{ts}] {u.speaker_name}{topic}: {_q(u.text)}"
 
@@ -55,6 +58,7 @@ def topic_label(segment: TopicSegment) -> str:
 
 
 def format_context_as_system_prompt(ctx: AgentContext) -> str:
+    zone = ctx.current_time.tzinfo  # the meeting's clock (the pipeline sets it)
     parts = [
         "## 현재 회의 정보",
         f"- 회의 ID: {ctx.meeting_id}",
@@ -84,7 +88,7 @@ def format_context_as_system_prompt(ctx: AgentContext) -> str:
     if ctx.transcript_excerpts:
         parts.append("## 회의 앞부분의 관련 발화 (검색, … 는 생략된 부분)")
         for excerpt in ctx.transcript_excerpts:
-            parts += [utterance_line(u) for u in excerpt.utterances]
+            parts += [utterance_line(u, zone) for u in excerpt.utterances]
             parts.append("---")
         parts.append("")
     if ctx.past_topics or ctx.past_excerpts:
@@ -105,7 +109,7 @@ def format_context_as_system_prompt(ctx: AgentContext) -> str:
         parts.append("")
     if ctx.recent_utterances:
         parts.append("## 최근 발화 (L0)")
-        parts += [utterance_line(u) for u in ctx.recent_utterances]
+        parts += [utterance_line(u, zone) for u in ctx.recent_utterances]
         parts.append("")
     parts.append("```")
     return "\n".join(parts)

@@ -11,7 +11,7 @@ from datetime import datetime
 
 import numpy as np
 
-from mithub.clock import meeting_timezone, utc_now
+from mithub.clock import meeting_timezone, on_meeting_clock, utc_now
 from mithub.context.models import TopicSegment, Utterance
 from mithub.context.repository import ManagerState
 from mithub.record.meeting_record import MeetingRecord
@@ -43,7 +43,10 @@ class InMemoryRepository:
         self._changes[(change.meeting_id, change.seq)] = (series_id, change.model_copy(deep=True))
 
     async def series_changes(self, series_id: str) -> list[DecisionChange]:
-        found = [c for s, c in self._changes.values() if s == series_id]
+        found = [c.model_copy() for s, c in self._changes.values() if s == series_id]
+        for change in found:  # each on its own meeting's clock
+            known = self._meetings.get(change.meeting_id)
+            on_meeting_clock(change, known.zone if known else "UTC")
         return sorted(found, key=lambda c: (c.time, c.meeting_id, c.seq))
 
     # The meeting catalog part the organisation's memory reads (a series of replays in one

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from sqlalchemy import Table, select
 
+from mithub.clock import on_meeting_clock
 from mithub.record.meeting_record import MeetingRecord
 from mithub.record.models import DecisionChange, PastRef
-from mithub.store.catalog import SqlCatalog
+from mithub.store.catalog import MEETINGS, SqlCatalog
 from mithub.store.tables import DecisionChangeRow, MeetingRecordRow
 
 RECORDS: Table = MeetingRecordRow.__table__  # type: ignore[assignment]
@@ -46,10 +47,14 @@ class SqlRecordStore(SqlCatalog):
             await conn.execute(self._upsert(CHANGES, values, ("meeting_id", "seq")))
 
     async def series_changes(self, series_id: str) -> list[DecisionChange]:
-        query = select(CHANGES).where(CHANGES.c.series_id == series_id)
+        query = (select(CHANGES, MEETINGS.c.timezone).join(MEETINGS, MEETINGS.c.id == CHANGES.c.meeting_id)
+                 .where(CHANGES.c.series_id == series_id))
         async with self.database.engine.connect() as conn:
             rows = (await conn.execute(query)).all()
         changes = [DecisionChange(meeting_id=r.meeting_id, seq=r.seq, speaker=r.speaker, time=r.time,
                                   quote=r.quote, kind=r.kind, decision_id=r.decision_id,
                                   past=PastRef.model_validate(r.past)) for r in rows]
+        zones = {r.meeting_id: r.timezone for r in rows}
+        for change in changes:  # each on its own meeting's clock
+            on_meeting_clock(change, zones[change.meeting_id])
         return sorted(changes, key=lambda c: (c.time, c.meeting_id, c.seq))
