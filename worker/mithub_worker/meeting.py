@@ -69,6 +69,7 @@ class MeetingBot:
         audio: AudioInput,
         series_id: str | None = None,
         title: str | None = None,
+        timezone: str | None = None,
         stt_factory: Callable[[], SpeechToText] | None = None,
         clock: Clock = utc_now,
     ) -> None:
@@ -76,6 +77,7 @@ class MeetingBot:
         self.meeting_id = meeting_id
         self.series_id = series_id or meeting_id
         self.title = title or meeting_id
+        self.timezone = timezone  # what the room names; None keeps the stored one (or the setting)
         self.resources = resources
         self._audio = audio
         self._stt_factory = stt_factory or resources.stt_factory
@@ -102,7 +104,7 @@ class MeetingBot:
         config = self.resources
         attached = await self._stack.enter_async_context(attach_meeting(
             config.database_url, self.meeting_id, title=self.title, series_id=self.series_id,
-            config=config.database))
+            timezone=self.timezone, config=config.database))
         self.attached = attached
         llm = self._llm = create_llm_client(config.llm)
         if llm is not None:

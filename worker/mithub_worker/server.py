@@ -27,7 +27,9 @@ from livekit.agents import (
 )
 from livekit.agents.job import RunningJobInfo
 
+from mithub.clock import display_zone, zone_name
 from mithub.config import WorkerConfig, get_log_config, get_worker_config
+from mithub.errors import ConfigError
 from mithub.observability import configure_logging
 from mithub_worker.meeting import MeetingBot
 from mithub_worker.resources import WorkerResources, load_resources
@@ -106,7 +108,7 @@ class MeetingWorker:
         name = room.name or ctx.room.name
         meeting_id, series_id = meeting_identity(room.sid, name, room.metadata)
         bot = MeetingBot(ctx.room, meeting_id, resources, series_id=series_id, title=name,
-                         audio=self.audio or RoomAudioInput())
+                         timezone=meeting_zone(name, room.metadata), audio=self.audio or RoomAudioInput())
         ctx.add_shutdown_callback(bot.aclose)
         try:
             await bot.start()
@@ -160,6 +162,17 @@ def meeting_identity(sid: str, name: str, metadata: str) -> tuple[str, str]:
     if isinstance(named, str) and named.strip():
         series = named.strip()[:200]
     return (sid or name)[:200], series
+
+
+def meeting_zone(name: str, metadata: str) -> str | None:
+    """The time zone the room's metadata names (`{"mithub": {"timezone": "Asia/Seoul"}}`, or an
+    offset such as "+09:00"), else None: the meeting then takes MEETING_TIMEZONE."""
+    try:
+        named = json.loads(metadata).get("mithub", {}).get("timezone") if metadata else None
+        return zone_name(display_zone(named)) if isinstance(named, str) and named.strip() else None
+    except (ValueError, AttributeError, ConfigError):
+        logger.warning("room_timezone_unreadable", room=name)
+        return None
 
 
 def _active_jobs(server: AgentServer | None) -> list[RunningJobInfo]:
