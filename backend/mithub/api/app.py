@@ -24,6 +24,7 @@ from mithub.agent.answer import Answer
 from mithub.agent.decision_watch import series_ledger
 from mithub.agent.registry import UnknownMeetingError
 from mithub.agent.runtime import AgentRuntime
+from mithub.clock import on_meeting_clock
 from mithub.config import APIConfig
 from mithub.context.models import AgentCallType, Utterance
 from mithub.context.report import meeting_report
@@ -129,7 +130,7 @@ def create_app(runtime: AgentRuntime, config: APIConfig) -> FastAPI:
     async def show_meeting(meeting_id: MeetingId) -> dict[str, Any]:
         session = await runtime.registry.get(meeting_id)
         info = await runtime.repository.meeting_info(meeting_id)
-        identity = info.model_dump(mode="json", include={"series_id", "title", "started_at", "ended_at"}) \
+        identity = info.model_dump(mode="json", include={"series_id", "title", "started_at", "ended_at", "timezone"}) \
             if info else {}
         return {**meeting_report(session.manager), **identity}
 
@@ -141,7 +142,11 @@ def create_app(runtime: AgentRuntime, config: APIConfig) -> FastAPI:
     ) -> list[Utterance]:
         if await runtime.repository.last_seq(meeting_id) == 0:
             raise UnknownMeetingError(meeting_id)
-        return await runtime.repository.get_utterances(meeting_id, after_seq=after_seq, limit=limit)
+        turns = await runtime.repository.get_utterances(meeting_id, after_seq=after_seq, limit=limit)
+        info = await runtime.repository.meeting_info(meeting_id)
+        for turn in turns:  # each time with the meeting's offset, as everything of a meeting
+            on_meeting_clock(turn, info.zone if info else "UTC")
+        return turns
 
     @app.post("/v1/meetings/{meeting_id}/calls", dependencies=auth, response_model=Answer,
               response_model_exclude_none=False)
