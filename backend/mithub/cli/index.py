@@ -55,7 +55,7 @@ def _build(args: argparse.Namespace) -> int:
     from mithub.config import get_retrieval_config
     from mithub.jsonl import LineErrors
     from mithub.retrieval.index import HybridIndex
-    from mithub.retrieval.profile import BuildProfile
+    from mithub.retrieval.profile import BuildProfile, per_second
 
     errors = LineErrors(report=lambda error: print(f"skipped: {error}", file=sys.stderr))
     config = get_retrieval_config()
@@ -68,7 +68,7 @@ def _build(args: argparse.Namespace) -> int:
     print(
         f"indexed {index.meta.documents} documents as {index.meta.chunks} chunks "
         f"({stats.get('sentences', 0)} sentences, {stats.get('entities', 0)} entities) "
-        f"in {profile.total_seconds:.1f} s ({index.meta.documents / max(profile.total_seconds, 1e-9):.1f} documents/s) "
+        f"in {profile.total_seconds:.1f} s ({per_second(index.meta.documents, profile.total_seconds, 'documents')}) "
         f"-> {args.out}; {len(errors)} input lines skipped"
     )
     return 0

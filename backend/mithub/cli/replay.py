@@ -263,7 +263,7 @@ async def _feed(
     with args.transcript.open(encoding="utf-8", errors="replace") as handle:
         total = sum(1 for _ in handle)
     progress = tqdm(total=total, unit="line", desc=f"replay {manager.meeting_id}", file=sys.stderr,
-                    disable=args.no_progress or args.json and not sys.stderr.isatty())
+                    disable=True if args.no_progress else None)  # None: off unless a terminal
     for piece in pieces:
         clock.set(piece.line_timestamp)
         while True:

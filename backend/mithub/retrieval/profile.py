@@ -64,8 +64,10 @@ class BuildProfile:
         self.stages.append(timing)
 
     def bar(self, label: str, total: int, unit: str) -> tqdm:
-        """A progress bar with a known total, so tqdm shows rate and ETA."""
-        return tqdm(total=total, desc=label, unit=unit, disable=not self.progress, dynamic_ncols=True)
+        """A progress bar with a known total, so tqdm shows rate and ETA; none when stderr is
+        not a terminal (a log file would get every redraw, escape codes and all)."""
+        return tqdm(total=total, desc=label, unit=unit, disable=None if self.progress else True,
+                    dynamic_ncols=True)
 
     @property
     def total_seconds(self) -> float:
@@ -77,13 +79,35 @@ class BuildProfile:
         return sum(s.seconds for s in self.stages if s.name == name)
 
     def summary(self) -> str:
-        """A plain table: stage, seconds, items, items/s, share of the build's wall time
-        (shares add up to more than 100% when stages overlapped)."""
-        total = self.total_seconds or 1.0
+        """A plain table: stage, seconds, items, items/s, share of the stage time (the shares
+        add up to 100%; stages that ran side by side make the wall time shorter than their sum,
+        which the last line says)."""
+        busy = sum(s.seconds for s in self.stages)
         lines = [f"{'stage':<18} {'seconds':>9} {'items':>9} {'unit':<10} {'items/s':>9} {'share':>6}"]
         for s in self.stages:
+            share = s.seconds / busy if busy > 0 else 0.0
             lines.append(
-                f"{s.name:<18} {s.seconds:>9.1f} {s.items:>9} {s.unit:<10} {s.rate:>9.1f} {s.seconds / total:>6.0%}"
+                f"{s.name:<18} {s.seconds:>9.1f} {s.items:>9} {s.unit:<10} {rate_text(s.rate):>9} {share:>6.0%}"
             )
-        lines.append(f"{'total':<18} {self.total_seconds:>9.1f}")
+        overlap = f" (stages overlapped: {busy:.1f} s of stage time)" if busy > self.total_seconds * 1.05 else ""
+        lines.append(f"{'total (wall)':<18} {self.total_seconds:>9.1f}{overlap}")
         return "\n".join(lines)
+
+
+def rate_text(rate: float) -> str:
+    """A rate with the digits that matter: 18608, 41.4, 0.5, 0.012 (never "0.0"); "-" for none."""
+    if rate <= 0:
+        return "-"
+    if rate >= 100:
+        return f"{rate:.0f}"
+    if rate >= 0.1:
+        return f"{rate:.1f}"
+    return f"{rate:.2g}"
+
+
+def per_second(items: int, seconds: float, unit: str) -> str:
+    """"41.4 documents/s", or "12.0 s per document" when there is less than one a second."""
+    if items <= 0 or seconds <= 0:
+        return f"no {unit}"
+    rate = items / seconds
+    return f"{rate_text(rate)} {unit}/s" if rate >= 1 else f"{seconds / items:.1f} s per {unit.rstrip('s')}"

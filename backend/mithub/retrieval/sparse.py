@@ -7,6 +7,7 @@ ids of every chunk), so adding chunks re-scores from stored tokens without re-to
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -15,6 +16,10 @@ import numpy as np
 
 from mithub.errors import IndexFormatError
 from mithub.text import content_tokens
+
+# bm25s sets its own logger to DEBUG on import, so its "Building index from IDs objects" reached
+# stderr through any handler (an index build printed it between the progress bars).
+logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 SPARSE_DIR = "sparse"
 TOKENS_FILE = "tokens.npz"
