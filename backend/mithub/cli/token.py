@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import sys
+import warnings
 from datetime import timedelta
 
 from mithub.errors import ConfigError
@@ -24,15 +26,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
+# HMAC-SHA256 keys shorter than this are weak (RFC 7518 §3.2); PyJWT warns with a traceback line.
+MIN_SECRET_CHARS = 32
+
+
 def run(args: argparse.Namespace) -> int:
     from mithub.cli.worker import worker_module
 
     join_token = worker_module("tokens").join_token
     if args.ttl_hours <= 0:
         raise ConfigError("--ttl-hours must be positive")
-    from mithub.config import get_worker_config
+    from mithub.config import get_livekit_config, get_worker_config
 
     dispatch = None if args.no_dispatch else get_worker_config().agent_name
-    print(join_token(args.room, args.identity, name=args.name or args.identity,
-                     ttl=timedelta(hours=args.ttl_hours), dispatch_agent=dispatch))
+    with warnings.catch_warnings():
+        # PyJWT's InsecureKeyLengthWarning (a source line and a traceback) becomes the note below.
+        warnings.filterwarnings("ignore", message="The HMAC key is")
+        token = join_token(args.room, args.identity, name=args.name or args.identity,
+                           ttl=timedelta(hours=args.ttl_hours), dispatch_agent=dispatch)
+    length = len(get_livekit_config().api_secret.get_secret_value())
+    if length < MIN_SECRET_CHARS:
+        print(f"note: LIVEKIT_API_SECRET has {length} characters; fine for a `livekit-server --dev` "
+              f"test server, use {MIN_SECRET_CHARS}+ random characters anywhere else", file=sys.stderr)
+    print(token)
     return 0
