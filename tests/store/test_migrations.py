@@ -105,3 +105,30 @@ async def test_upgrade_from_the_previous_schema_keeps_meetings_as_series_of_thei
             assert await connection.run_sync(_diff) == []
     finally:
         await database.dispose()
+
+
+async def test_upgrading_an_old_database_keeps_every_row(database_url):
+    """SQLite rebuilds a table to change a column (0002 makes series_id NOT NULL); with foreign
+    keys on, dropping the old `meetings` deleted every row pointing at it (cascade)."""
+    from datetime import datetime, timezone
+
+    from sqlalchemy import text
+
+    database = create_database(database_url)
+    try:
+        await upgrade(database, "0001")
+        at = datetime(2026, 5, 4, 1, 0, tzinfo=timezone.utc)
+        async with database.engine.begin() as connection:
+            await connection.execute(text("INSERT INTO meetings (id, title, created_at) VALUES ('m', 't', :at)"), {"at": at})
+            await connection.execute(text(
+                "INSERT INTO utterances (meeting_id, seq, speaker_id, speaker_name, text, start_ms, end_ms, confidence, "
+                "absolute_timestamp, stored_at) VALUES ('m', 1, 'u', 'Kim', 'hello', 0, 900, 1.0, :at, :at)"), {"at": at})
+            await connection.execute(text("INSERT INTO participants (meeting_id, user_id, name) VALUES ('m', 'u', 'Kim')"))
+        await upgrade(database)
+        async with database.engine.connect() as connection:
+            counts = [(await connection.execute(text(f"SELECT count(*) FROM {t}"))).scalar() for t in ("utterances", "participants")]
+            assert counts == [1, 1]
+            if database.dialect == "sqlite":  # and the foreign keys are on again for what follows
+                assert (await connection.execute(text("PRAGMA foreign_keys"))).scalar() == 1
+    finally:
+        await database.dispose()

@@ -16,9 +16,10 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from mithub.errors import StoreError
-from mithub.store.database import Database
+from mithub.store.database import WRITE_OPTION, Database
 
 logger = structlog.get_logger(__name__)
 
@@ -82,13 +83,31 @@ async def _upgrade(database: Database, revision: str) -> tuple[str | None, str]:
         command.upgrade(config, revision)
         return before, _current(connection) or ""
 
-    async with database.begin() as connection:
-        before, after = await connection.run_sync(_run)
+    async with database.engine.connect() as connection:
+        sqlite = database.dialect == "sqlite"
+        if sqlite:
+            await _sqlite_foreign_keys(connection, on=False)
+        try:
+            writer = await connection.execution_options(**{WRITE_OPTION: True})
+            async with writer.begin():
+                before, after = await writer.run_sync(_run)
+        finally:
+            if sqlite:
+                await _sqlite_foreign_keys(connection, on=True)
     if before != after:
         logger.info(
             "db_migrated", url=database.display_url, from_revision=before, to_revision=after
         )
     return before, after
+
+
+async def _sqlite_foreign_keys(connection: AsyncConnection, *, on: bool) -> None:
+    """SQLite changes a column by rebuilding its table, and dropping the old table with
+    foreign keys on deletes every row that points at it (ON DELETE CASCADE): a migration runs
+    with them off. The pragma is ignored inside a transaction, so it goes to the driver
+    before SQLAlchemy begins one."""
+    raw = await connection.get_raw_connection()
+    await raw.driver_connection.execute(f"PRAGMA foreign_keys={'ON' if on else 'OFF'}")
 
 
 async def require_schema(database: Database) -> None:
