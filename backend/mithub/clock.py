@@ -1,4 +1,6 @@
-"""UTC-aware time; injectable so time-based triggers are testable."""
+"""UTC-aware time, injectable so time-based triggers are testable; and a meeting's own clock:
+stored instants stay UTC, what a person reads (times, dates, due dates) is in the meeting's
+time zone (`MeetingClock`, `local_date`)."""
 
 from __future__ import annotations
 
@@ -86,6 +88,11 @@ def zone_name(moment_or_zone: datetime | tzinfo) -> str:
         return key
     if offset is None:
         raise ValueError(f"time zone {zone!r} has no fixed offset and no IANA name")
+    return _offset_text(offset)
+
+
+def _offset_text(offset: timedelta) -> str:
+    """"+09:00", "-05:00"; "UTC" for no offset."""
     if not offset:
         return "UTC"
     sign = "-" if offset < timedelta(0) else "+"
@@ -122,10 +129,7 @@ def stamp(moment: datetime, seconds: bool = False) -> str:
     offset = moment.utcoffset()
     if offset is None:
         raise ValueError("stamp needs a timezone-aware datetime")
-    sign = "-" if offset < timedelta(0) else "+"
-    minutes = abs(offset) // timedelta(minutes=1)
-    zone = f"{sign}{minutes // 60:02d}:{minutes % 60:02d}" if offset else "UTC"
-    return f"{moment:%Y-%m-%d %H:%M{':%S' if seconds else ''}} {zone}"
+    return f"{moment:%Y-%m-%d %H:%M{':%S' if seconds else ''}} {_offset_text(offset)}"
 
 
 def local_date(instant: datetime, zone: tzinfo | str) -> date:

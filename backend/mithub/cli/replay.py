@@ -32,8 +32,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--meeting-id", help="meeting id (default: the file name)")
     parser.add_argument("--started-at", "--start", dest="start", type=datetime.fromisoformat,
                         default=None, metavar="ISO8601",
-                        help="meeting start as ISO time with zone (default 2026-01-01T09:00Z); "
-                        "utterance times are this plus each line's start_ms")
+                        help="meeting start as ISO time with zone (default 2026-01-01T09:00Z); its "
+                        "offset is the meeting's time zone, else MEETING_TIMEZONE; utterance times are "
+                        "this plus each line's start_ms")
     parser.add_argument("--series", default=None,
                         help="the series (recurring meeting) this meeting belongs to; its "
                         "finished meetings are searched by the agent calls (default: its own)")
