@@ -315,10 +315,19 @@ class APIConfig(BaseSettings):
 
     model_config = _settings_config("API_")
 
-    token: SecretStr = Field(SecretStr(""), description="bearer token every request but /healthz must carry (required)")
+    token: SecretStr = Field(SecretStr(""), description="bearer token every request but /healthz, /docs and /openapi.json must carry (required)")
     host: str = Field("127.0.0.1", description="bind address")
     port: int = Field(8000, ge=1, le=65535)
-    max_query_chars: int = Field(2000, ge=10, description="longer questions are refused with 422")
+    max_query_chars: int = Field(2000, ge=10, description="longer questions are refused (422; `mithub ask` too)")
+
+    def required_token(self) -> str:
+        """The bearer token: the API does not start without one."""
+        token = self.token.get_secret_value()
+        if not token:
+            from mithub.errors import ConfigError
+
+            raise ConfigError("API_TOKEN is empty; set it to a long random string before starting the API")
+        return token
 
 
 @lru_cache(maxsize=1)

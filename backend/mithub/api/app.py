@@ -29,7 +29,7 @@ from mithub.config import APIConfig
 from mithub.context.models import AgentCallType, Utterance
 from mithub.context.report import meeting_report
 from mithub.record.ledger import actions_document, decisions_document
-from mithub.errors import ConfigError, QueryTooLongError, StoreError
+from mithub.errors import QueryTooLongError, StoreError
 from mithub.store.records import MeetingOverview, SeriesOverview
 
 _bearer = HTTPBearer(auto_error=False)
@@ -53,9 +53,7 @@ class Health(BaseModel):
 
 
 def create_app(runtime: AgentRuntime, config: APIConfig) -> FastAPI:
-    token = config.token.get_secret_value()
-    if not token:
-        raise ConfigError("API_TOKEN is empty; set it to a long random string before starting the API")
+    token = config.required_token()
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
