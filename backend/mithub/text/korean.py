@@ -40,13 +40,34 @@ def korean_sentences(text: str) -> list[str]:
     return list(_analyse(text)[1])
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=4096)
 def _analyse(text: str) -> tuple[tuple[Morpheme, ...], tuple[str, ...]]:
     """One kiwi analysis serves both: `split_into_sents` runs the same analysis as `tokenize`
     and groups its tokens (tested equal). The latest analyses are kept: an index build asks for
     a chunk's morphemes (BM25) and its sentences (Tri-Graph) one after the other
-    (`retrieval.build.analyse_chunks`), and a live turn is asked for both by several readers."""
+    (`retrieval.build.analyse_chunks`), a live turn is asked for both by several readers, and a
+    call on a finished meeting indexes its turns for the series memory and again for its own
+    transcript (4096 holds a long meeting's turns; with 256 every one was analysed twice)."""
     with _lock:
         sentences = _kiwi().split_into_sents(text, return_tokens=True)
     tokens = tuple(Morpheme(t.form, t.tag.split("-")[0]) for s in sentences for t in s.tokens)
     return tokens, tuple(s.text.strip() for s in sentences if s.text.strip())
+
+
+class Token(NamedTuple):
+    """A morpheme with where it lies in the text (`start`, `end`: character offsets)."""
+
+    form: str
+    tag: str
+    start: int
+    end: int
+
+
+def tokens_with_offsets(text: str) -> list[Token]:
+    """Morphemes with their offsets in `text`, for reading surface phrases back out of it (a
+    noun phrase as written, with its spacing)."""
+    if not text.strip():
+        return []
+    with _lock:
+        found = _kiwi().tokenize(text)
+    return [Token(t.form, t.tag.split("-")[0], t.start, t.start + t.len) for t in found]
