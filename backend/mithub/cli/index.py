@@ -28,10 +28,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _load_chunks(path: Path, profile, errors) -> list:  # noqa: ANN001
     from mithub.config import get_retrieval_config
-    from mithub.retrieval.loaders import load_corpus
 
     with profile.stage("load + chunk", "chunk") as stage:
-        chunks = list(load_corpus(path, get_retrieval_config(), errors))
+        chunks = list(_first_chunk(path, get_retrieval_config(), errors))
         stage.items = len(chunks)
     return chunks
 
@@ -79,6 +78,7 @@ def _add(args: argparse.Namespace) -> int:
     from mithub.embedders.factory import build_embedder
     from mithub.jsonl import LineErrors
     from mithub.retrieval.build import check_build_settings
+    from mithub.retrieval.dense import load_docs
     from mithub.retrieval.index import HybridIndex, read_meta
     from mithub.retrieval.profile import BuildProfile
 
@@ -86,10 +86,16 @@ def _add(args: argparse.Namespace) -> int:
     check_build_settings(read_meta(args.index).settings, config, args.index)
     errors = LineErrors(report=lambda error: print(f"skipped: {error}", file=sys.stderr))
     profile = BuildProfile(progress=not args.no_progress)
+    chunks = _load_chunks(args.input, profile, errors)
+    # The models load only when there is something to add (ids already indexed are skipped).
+    known = {chunk.id for chunk in load_docs(args.index)}
+    if all(chunk.id in known for chunk in chunks):
+        print(f"nothing to add: the {len(chunks)} chunks of {args.input} are in {args.index} already; "
+              f"{len(errors)} input lines skipped")
+        return 0
     with profile.stage("load index", "chunk") as stage:
         index = HybridIndex.load(args.index, config, embedder=build_embedder(config.embedding_model, config.build_threads))
         stage.items = index.meta.chunks
-    chunks = _load_chunks(args.input, profile, errors)
     added = index.add_chunks(chunks, profile=profile)
     print(profile.summary())
     print(
