@@ -36,6 +36,10 @@ from mithub.text.korean import Morpheme, morphemes
 from mithub.text.tokens import has_hangul
 
 _DATED = ("date", "day", "weekday", "relative_day", "week", "month_end")
+# A name as the subject of the clause: Korean subject/topic particles after the name (and 님/씨),
+# English "Raj will / Raj's going to / Raj can / Raj owns".
+_SUBJECT_AFTER = re.compile(r"^\s*(?:님|씨)?\s*(?:이|가|께서|은|는)(?![가-힣])|^\s*(?:님|씨)?(?:이|가|께서|은|는)\s"
+                            r"|^\s+(?:will|'ll|can|is\s+going\s+to|owns|takes|handles)\b|^'s\s+(?:going|on)\b")
 
 # --- Korean mood by tag ------------------------------------------------------------------------
 _VOLITIONAL_EF = frozenset({"ᆯ게요", "을게요", "ᆯ게", "을게", "ᆯ께요", "을께요"})
@@ -128,6 +132,7 @@ class TurnReading:
 
     features: dict[str, float]
     doers: tuple[str, ...]
+    subjects: tuple[str, ...]  # doers named as the subject ("현우 님이 …", "Raj will …")
     named: tuple[str, ...]
     team: str | None
     affirmative: bool
@@ -148,10 +153,14 @@ def read_turn(turn: Utterance, names: Sequence[str], meeting_date: date) -> Turn
     f["dated"] = float(any(m.kind in _DATED for m in mentions))
     f["undated_due"] = float(any(m.kind in ("event", "recurring", "duration") for m in mentions))
     doers: list[str] = []
+    subjects: list[str] = []
     for sentence in cue.split_sentences(text) or [text]:
-        doers += [m.name for m in cue.doer_mentions(sentence, list(names), turn.speaker_name)]
+        for m in cue.doer_mentions(sentence, list(names), turn.speaker_name):
+            doers.append(m.name)
+            if _SUBJECT_AFTER.match(sentence[m.end:]):
+                subjects.append(m.name)
     named = [n for n in names if n != turn.speaker_name and any(form in text for form in cue.name_forms(n))]
-    return TurnReading(f, tuple(dict.fromkeys(doers)), tuple(named), cue.team_owner(text),
+    return TurnReading(f, tuple(dict.fromkeys(doers)), tuple(dict.fromkeys(subjects)), tuple(named), cue.team_owner(text),
                        cue.starts_affirmative(text), cue.is_acceptance(text))
 
 
@@ -160,7 +169,8 @@ def read_turn(turn: Utterance, names: Sequence[str], meeting_date: date) -> Turn
 TURN_FEATURES = tuple(ko_mood(())) + tuple(_EN) + ("korean", "question_mark", "log_words", "dated", "undated_due")
 ROLE_FEATURES = ("is_speaker", "is_doer", "is_named_other", "is_next", "is_prev", "is_team",
                  "next_accepts", "next_promises", "next_dated", "prev_asks_who", "chair", "talk_share",
-                 "position", "last_fifth", "other_doer_named", "prev_request_to_speaker", "accepts_x_speaker")
+                 "position", "last_fifth", "other_doer_named", "prev_request_to_speaker", "accepts_x_speaker",
+                 "is_subject", "other_subject_named", "first_tenth", "last_three")
 CROSS_FEATURES = ("speaker_x_will", "speaker_x_request", "addressee_x_request", "doer_x_mood",
                   "next_x_request", "speaker_x_now", "speaker_x_past", "chair_x_last_fifth",
                   "speaker_x_dated", "addressee_x_dated")
@@ -177,10 +187,10 @@ class Candidate:
 def candidates(line: int, turns: Sequence[Utterance], reading: TurnReading) -> list[Candidate]:
     """Who might own work said on this line: the speaker, the doers it names, a team it names,
     and the people who speak just before and after."""
-    out = [Candidate(line, turns[line].speaker_name, "speaker")]
+    # A speaker who gives their unit's word ("저희 운영팀에서 뽑아 드리겠습니다") speaks for the
+    # team: the team is the volunteer (the benchmark README's convention too).
+    out = [Candidate(line, reading.team, "team") if reading.team else Candidate(line, turns[line].speaker_name, "speaker")]
     out += [Candidate(line, name, "doer") for name in reading.doers]
-    if reading.team:
-        out.append(Candidate(line, reading.team, "team"))
     for role, k in (("next", line + 1), ("prev", line - 1)):
         if 0 <= k < len(turns):
             out.append(Candidate(line, turns[k].speaker_name, role))
@@ -204,7 +214,7 @@ def pair_row(c: Candidate, turns: Sequence[Utterance], readings: Sequence[TurnRe
     line, owner = c.line, c.owner
     r = readings[line]
     f = r.features
-    speaker = owner == turns[line].speaker_name
+    speaker = owner == turns[line].speaker_name or c.role == "team"
     doer = owner in r.doers
     nxt = next((k for k in range(line + 1, min(len(turns), line + 3)) if turns[k].speaker_name == owner), None)
     next_accepts = float(nxt is not None and not speaker and (readings[nxt].accepts or readings[nxt].affirmative))
@@ -229,6 +239,8 @@ def pair_row(c: Candidate, turns: Sequence[Utterance], readings: Sequence[TurnRe
                                          and _asks(readings[line - 1].features) > 0
                                          and (owner in readings[line - 1].doers or not readings[line - 1].doers)),
         "accepts_x_speaker": float(speaker and (r.accepts or r.affirmative)),
+        "is_subject": float(owner in r.subjects), "other_subject_named": float(bool(set(r.subjects) - {owner})),
+        "first_tenth": float(position < 0.1), "last_three": float(line >= len(turns) - 3),
         "speaker_x_will": float(speaker) * _will(f), "speaker_x_request": float(speaker) * _asks(f),
         "addressee_x_request": addressee * _asks(f), "doer_x_mood": float(doer) * max(_asks(f), _will(f)),
         "next_x_request": next_accepts * _asks(f), "speaker_x_now": float(speaker) * max(f["ko_now"], f["en_now"]),

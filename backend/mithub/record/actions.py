@@ -87,6 +87,24 @@ def extract_action_items(
     ]
 
 
+def action_item_at(meeting_id: str, utterances: Sequence[Utterance], seq: int, owner: str, meeting_date: date,
+                   confidence: float = 1.0) -> ActionItem:
+    """The item settled on line `seq` for `owner` (found by the model, or named by an LLM): its
+    task phrase, its support lines and its due date, as the LLM-free path words and dates them."""
+    turns = list(utterances)
+    line = next(i for i, t in enumerate(turns) if t.id == seq)
+    from mithub.record.action_features import read_turn
+
+    names = list(dict.fromkeys(t.speaker_name for t in turns))
+    readings = [read_turn(t, names, meeting_date) for t in turns[max(0, line - 1): line + 3]]
+    offset = max(0, line - 1)
+    padded: list[TurnReading | None] = [None] * offset + list(readings)
+    pair = ScoredPair(line, owner, "", confidence, False)
+    item = _item(pair, turns, padded, [], np.zeros(0), 0, 1.0)  # type: ignore[arg-type]
+    hints = _month_hints(turns, MONTH_HINT_LINES)
+    return _to_action_item(meeting_id, item, turns, meeting_date, hints, False)
+
+
 def _item(pair: ScoredPair, turns: list[Utterance], readings: list[TurnReading], cands: Sequence[Candidate],
           probs: np.ndarray, window: int, floor: float) -> _Item:
     """The item around its strongest line: the owner's other likely lines nearby (a request

@@ -58,10 +58,10 @@ _KO_ASSIGN = re.compile(
     r"(?:걸로|기로)\s*(?:할게요|하겠습니다|하죠|해요|합시다)|맡기로|정하죠|[가-힣]시죠"
     r"|담당(?:으로|이|은)?\s*(?:하|해|할|맡)|[가-힣](?<![계으])시고(?:요)?(?=[\s,.]|$)"
 )
-# A unit as the doer: a noun ending in a unit word (팀, 부, 실, 센터, 본부) as subject or source
-# ("저희 IT팀에서", "서버팀에서 할게요", "약제부에서"), "our QA team will", "the Transportation
-# Division will".
-_KO_TEAM = re.compile(r"(?:저희\s*)?(?<![가-힣])(?P<team>[가-힣A-Za-z0-9]{1,8}(?:팀|부|실|센터|본부))(?:에서|이|가)(?=\s)")
+# A unit as the doer: the speaker's own unit (저희 + a noun ending in 팀, 부, 센터, 본부) or a team
+# as the source of the work ("서버팀에서 할게요"), "our QA team will", "the Transportation Division will".
+_KO_TEAM = re.compile(r"저희\s*(?P<team>[가-힣A-Za-z0-9]{1,8}(?:팀|부|센터|본부))(?:에서|이|가)(?=\s)"
+                      r"|(?<![가-힣])(?P<team2>[가-힣A-Za-z0-9]{1,8}팀)에서(?=\s)")
 _EN_TEAM = re.compile(r"\b(?:[Oo]ur|[Mm]y|[Tt]he)?\s*(?P<team>(?:[A-Z]{2,}|[A-Za-z]+)\s+(?:[Tt]eam|Division|Department|Office|Group))"
                       r"\s+(?:will|'ll|can|is\s+going\s+to)\b")
 _EN_TEAM_WILL = re.compile(r"\b(?:[Oo]ur|[Mm]y)\s+(?:[A-Z]{2,}|[a-z]+)\s+team\s+(?:will|'ll|is\s+going\s+to)\s+\w+")
@@ -365,7 +365,7 @@ def team_owner(sentence: str) -> str | None:
     m = _KO_TEAM.search(sentence) or _EN_TEAM.search(sentence)
     if m is None:
         return None
-    team = m["team"]
+    team = m["team"] or m.groupdict().get("team2") or ""
     return team[:1].upper() + team[1:]
 
 
