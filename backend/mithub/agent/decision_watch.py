@@ -115,6 +115,8 @@ class DecisionWatch:
         self._recent: deque[Utterance] = deque(maxlen=CONTEXT_LINES)
         self._seen: set[int] = set()
         self.changes: list[DecisionChange] = []
+        self.candidates: list[DecisionChange] = []  # below the change model's threshold: stored, not announced
+        self.disabled: str | None = None  # why the watch is off (missing or corrupt model weights)
 
     async def start(self) -> int:
         """Load the active decisions of the series' other meetings; returns how many."""
@@ -129,17 +131,26 @@ class DecisionWatch:
         # Decisions this meeting already changed (a restored meeting) stay in view, so a line
         # about them is not taken for a change of another decision.
         mine = f"{self.meeting_id}:"
+        # Candidate decisions are checked too: the change model weighs each decision's confidence.
         active = [d if d.status == "active" else d.model_copy(update={"status": "active"})
-                  for d in ledger.decisions if d.status == "active" or (d.changed_by or "").startswith(mine)]
-        self._detector = await asyncio.to_thread(
-            ChangeDetector, self._embedder, active, meeting_id=self.meeting_id, started_at=self.started_at,
-            names=names, meeting_dates=dates, pair_check=self._pair_check)
+                  for d in [*ledger.decisions, *ledger.decision_candidates]
+                  if d.status == "active" or (d.changed_by or "").startswith(mine)]
+        try:
+            self._detector = await asyncio.to_thread(
+                ChangeDetector, self._embedder, active, meeting_id=self.meeting_id, started_at=self.started_at,
+                names=names, meeting_dates=dates, pair_check=self._pair_check)
+        except ModelLoadError as exc:
+            # The meeting goes on without change notices; the error names the rebuild command.
+            logger.error("decision_watch_disabled", meeting_id=self.meeting_id, error=str(exc))
+            self.disabled = str(exc)
+            return 0
         for change in changes:
             if change.meeting_id == self.meeting_id:
                 self._detector.mark_changed(change.decision_id)
+        shown = sum(not d.candidate for d in active)
         logger.info("decision_watch_started", meeting_id=self.meeting_id, series_id=self.series_id,
-                    active_decisions=len(active))
-        return len(active)
+                    active_decisions=shown, candidate_decisions=len(active) - shown)
+        return shown
 
     async def observe(self, utterances: Sequence[Utterance]) -> list[DecisionChange]:
         """Check newly stored lines; store and announce the changes they make."""
@@ -152,10 +163,23 @@ class DecisionWatch:
             started = time.perf_counter()
             change = await asyncio.to_thread(self._detector.check, utterance, previous)
             record_change_check(time.perf_counter() - started)
-            if change is not None and await self._confirmed(change):
+            if change is not None and change.candidate:
+                await self._keep_candidate(change)
+            elif change is not None and await self._confirmed(change):
                 await self._accept(change)
                 found.append(change)
         return found
+
+    async def _keep_candidate(self, change: DecisionChange) -> None:
+        """A possible change below the threshold: stored (shown on request), not announced."""
+        self.candidates.append(change)
+        logger.info("decision_change_candidate", meeting_id=self.meeting_id, seq=change.seq,
+                    decision_id=change.decision_id, confidence=change.confidence)
+        try:
+            await self._store.save_decision_change(self.series_id, change)
+        except Exception as exc:  # noqa: BLE001 - a candidate is never announced; losing one costs little
+            logger.warning("decision_change_not_stored", meeting_id=self.meeting_id, seq=change.seq,
+                           error=f"{type(exc).__name__}: {exc}")
 
     async def _confirmed(self, change: DecisionChange) -> bool:
         """With an LLM configured, its "no" vetoes the candidate; no answer keeps it."""
@@ -194,11 +218,11 @@ class DecisionWatch:
         then = local_time(decision.time, self._zones.get(decision.meeting_id, "UTC")).strftime("%H:%M")
         if korean:
             kind = "명시적 변경" if change.kind == "explicit" else "지난 결정과 다른 내용"
-            return (f"⚠ 지난 결정 변경 알림 ({kind}: {decision.subject})\n"
+            return (f"⚠ 지난 결정 변경 알림 ({kind}: {decision.subject}, 신뢰도 {change.confidence:.2f})\n"
                     f"- 지난 결정 ({label}) {decision.speaker} {then}: \"{decision.quote}\"\n"
                     f"- 오늘 {change.speaker} {now}: \"{change.quote}\"")
         kind = "explicit change" if change.kind == "explicit" else "differs from a past decision"
-        return (f"⚠ Past decision changed ({kind}: {decision.subject})\n"
+        return (f"⚠ Past decision changed ({kind}: {decision.subject}, confidence {change.confidence:.2f})\n"
                 f"- decided ({label}) {decision.speaker} {then}: \"{decision.quote}\"\n"
                 f"- today {change.speaker} {now}: \"{change.quote}\"")
 

@@ -29,7 +29,10 @@ def _cite(meeting_id: str, seq: int, speaker: str, time, quote: str) -> Citation
 
 def record_summary(ctx: AgentContext, record: MeetingRecord, changes: Sequence[DecisionChange],
                    korean: bool) -> tuple[str, list[Citation]] | None:
-    if not (record.decisions or record.pending_items or changes or ctx.topic_segments):
+    # Candidates (below the models' thresholds) are stored, never shown in an answer.
+    decisions = [d for d in record.decisions if not d.candidate]
+    changes = [c for c in changes if not c.candidate]
+    if not (decisions or record.pending_items or changes or ctx.topic_segments):
         return None
     labels = _LABELS[korean]
     lines = [labels["summary"]]
@@ -40,9 +43,9 @@ def record_summary(ctx: AgentContext, record: MeetingRecord, changes: Sequence[D
             if first:
                 lines.append(f"   - {segment.name}: {first}")
     citations: list[Citation] = []
-    if record.decisions:
+    if decisions:
         lines.append(f"• {labels['decisions']}:")
-        for d in record.decisions:
+        for d in decisions:
             lines.append(f"   - {d.quote} ({d.speaker} {d.time:%H:%M}) [U{d.seq}]")
             citations.append(_cite(d.meeting_id, d.seq, d.speaker, d.time, d.quote))
     if changes:

@@ -1,9 +1,10 @@
-"""Decisions a meeting settled, LLM-free: the sentence that settles a value, what it is
-about (key terms), the value(s), who said it, and the utterance it cites.
+"""Decisions a meeting settled, LLM-free: a learned model says which turns settle something
+(record/settle_model.py, fitted on data by `python -m mithub.record.training decisions`), and
+each settling turn becomes a decision (subject, value type, value), with who said it, the
+utterance it cites and the model's confidence.
 
-A sentence is a decision when it has a settling form ("…로 하겠습니다", "걸로 하죠",
-"확정", "let's go with", "final", "Okay, two-year term.") and is not a proposal, a
-question, a hypothetical, a rejected option or someone else's plan being reported.
+A decision below the model's threshold (chosen by cross-validation for precision) is kept as
+a candidate: stored, shown only on request (`--candidates`).
 """
 
 from __future__ import annotations
@@ -12,12 +13,17 @@ import re
 from collections.abc import Sequence
 from datetime import date, datetime
 
+import numpy as np
+
 from mithub.clock import local_date
 from mithub.context.models import Utterance
+from mithub.embedders.base import Embedder
 from mithub.record.models import Decision
-from mithub.record.stance import clause_is_conditional, is_korean, stance, value_is_rejected
+from mithub.record.settle_model import SettleModel, settle_model
+from mithub.record.stance import clause_is_conditional, is_korean, value_is_rejected
+from mithub.record.turn_features import turns_of
 from mithub.record.values import Value, display_text, extract_values
-from mithub.text import keyword_candidates, split_sentences
+from mithub.text import keyword_candidates
 
 # Words of the settling form itself, dropped from a subject.
 _CUE_WORDS = frozenset(
@@ -31,48 +37,14 @@ _FILLERS = re.compile(r"^(?:\W|음|어|네|아|그럼|그러면|um|uh|yeah|okay|
 _MAX_QUOTE = 160
 # "오늘", "today": the meeting itself, not a value anyone settles.
 NOW_WORDS = frozenset({"오늘", "금일", "today", "tonight", "now"})
-_AGREEMENT = re.compile(r"^\W*(?:okay|ok|makes sense|fine|alright|good|great|perfect|sounds good|deal)\b", re.IGNORECASE)
-_COMMIT = re.compile(r"^\W*(?:음\W*)?(?:네|예|좋아요)?\W*(?:그럼\s*)?(?:제가|저희가)\s*(?:할게요|하겠습니다|맡을게요|맡겠습니다)\W*$")
-
-
-def _commits(sentence: str) -> bool:
-    return _COMMIT.match(sentence) is not None
+WINDOW = 2  # one decision per two lines either side: a proposal, its settling line and a confirmation
 
 
 def settled_values(sentence: str, values: Sequence[Value]) -> list[Value]:
-    """The values a settling sentence asserts: not in a conditional clause, not the option
-    it turns down ("라이브 코딩 말고 과제형으로", "2년은 안 하는 걸로")."""
-    return [v for v in values if not clause_is_conditional(sentence, v.end) and not value_is_rejected(sentence, v)]
-
-
-def is_decision_sentence(sentence: str, values: Sequence[Value], utterance_opening: bool) -> bool:
-    """A settling sentence, not hedged, conditional, negated, asked or reported.
-    `utterance_opening`: the utterance opens with an agreement or settles elsewhere
-    ("Okay, that works. Annual spend cap of eighty-four K")."""
-    cues = stance(sentence)
-    if cues.question or cues.hedged or cues.requested or cues.reported:
-        return False
-    if cues.negated:
-        values = settled_values(sentence, values)  # "22일 말고 8월 5일로 하죠" still settles 8월 5일
-        if not values or not cues.settles:
-            return False
-    if cues.hypothetical and not settled_values(sentence, values):
-        return False
-    if values and all(_is_due(sentence, v) for v in values):
-        return False  # "다음 주 금요일까지 올리겠습니다": a due date makes an action item
-    if cues.settles:
-        return bool(values) or _choice(sentence) is not None
-    # "Okay, two-year term." / "Makes sense. Sixty percent social, forty search.": a short
-    # verbless value phrase right after an agreement word settles it.
-    short = len(sentence.split()) <= 8 and not is_korean(sentence)
-    return short and any(v.kind != "person" for v in values) and (cues.opening or utterance_opening)
-
-
-def _is_due(sentence: str, value: Value) -> bool:
-    if value.kind != "date":
-        return False
-    return re.match(r"\s*까지", sentence[value.end:]) is not None or value.text.endswith("까지") \
-        or re.search(r"\bby\s+(?:the\s+)?$", sentence[:value.start], re.IGNORECASE) is not None
+    """The values a settling line asserts: not in a conditional clause, not the option it
+    turns down ("라이브 코딩 말고 과제형으로", "2년은 안 하는 걸로"), not "today"."""
+    return [v for v in values if not clause_is_conditional(sentence, v.end) and not value_is_rejected(sentence, v)
+            and v.text.strip(" 은는에") not in NOW_WORDS]
 
 
 def _choice(sentence: str) -> str | None:
@@ -101,53 +73,55 @@ def condense(text: str, limit: int = _MAX_QUOTE) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def _decision_of(meeting_id: str, utterance: Utterance, reference: date, names: Sequence[str],
-                 previous: str = "") -> Decision | None:
-    sentences = split_sentences(utterance.text) or [utterance.text]
-    opening = bool(_AGREEMENT.match(utterance.text)) or any(_commits(s) or stance(s).settles for s in sentences)
-    chosen: list[tuple[str, list[Value]]] = []
-    context: list[tuple[str, list[Value]]] = []
-    bare_settle = False  # "Okay, that works." settles the values said beside it
-    for sentence in sentences:
-        values = [v for v in extract_values(sentence, reference=reference, names=names)
-                  if v.text.strip(" 은는에") not in NOW_WORDS]
-        cues = stance(sentence)
-        if values and not (cues.hedged or cues.negated or cues.question):
-            context.append((sentence, settled_values(sentence, values)))
-        if is_decision_sentence(sentence, values, opening):
-            chosen.append((sentence, settled_values(sentence, values)))
-        elif _commits(sentence):
-            # "네, 제가 할게요" after a request settles who does it.
-            chosen.append((sentence, [Value("person", utterance.speaker_name, 0, 0, unit=utterance.speaker_name)]))
-        bare_settle = bare_settle or (cues.settles and not values and not cues.hedged)
-    if bare_settle and chosen:
-        chosen += [c for c in context if c[0] not in {s for s, _ in chosen}]
-    if not chosen:
-        return None
-    values = [v for _, vs in chosen for v in vs]
-    value = ", ".join(dict.fromkeys(display_text(v) for v in values))
+def listed_lines(probs: np.ndarray, floor: float, window: int = WINDOW) -> list[int]:
+    """Turns kept as decisions: at least `floor`, the most probable one per window (a proposal,
+    its settling line and the confirmation are one decision)."""
+    chosen: list[int] = []
+    for i in np.argsort(-probs, kind="stable"):
+        if probs[i] < floor:
+            break
+        if all(abs(int(i) - j) > window for j in chosen):
+            chosen.append(int(i))
+    return sorted(chosen)
+
+
+def describe(meeting_id: str, utterance: Utterance, previous: str, reference: date, names: Sequence[str],
+             confidence: float, threshold: float) -> Decision:
+    """A settling turn as a decision: its values (the first one's kind is the value type),
+    else the option chosen ("과제형으로 하죠"), and the key terms it is about; a short line
+    takes its subject from the line before ("Okay, two-year term.")."""
+    text = utterance.text
+    values = settled_values(text, extract_values(text, reference=reference, names=names))
+    value = ", ".join(dict.fromkeys(display_text(v) for v in values if display_text(v)))
+    value_type = values[0].kind if values else "choice"
     if not value:
-        value = next((c for c in (_choice(s) for s, _ in chosen) if c), "")
-    # The subject is often named in the proposal just before ("Okay, two-year term.").
-    subject = decision_subject(" ".join(dict.fromkeys([s for s, _ in chosen] + [s for s, _ in context])), values)
+        value = _choice(text) or _FILLERS.sub("", text)[:60]
+    subject = decision_subject(text, values)
     if len(subject.split()) < 2:
         subject = " ".join(dict.fromkeys((subject + " " + decision_subject(previous, [])).split()))
-    fallback = _FILLERS.sub("", chosen[0][0])[:60]
     return Decision(
         id=f"{meeting_id}#d{utterance.id}", meeting_id=meeting_id, seq=utterance.id,
         speaker=utterance.speaker_name, time=utterance.absolute_timestamp,
-        subject=subject.strip() or fallback, value=value or fallback, quote=condense(utterance.text),
+        subject=subject.strip() or _FILLERS.sub("", text)[:60], value=value, value_type=value_type,
+        quote=condense(text), confidence=round(float(confidence), 4), candidate=bool(confidence < threshold),
     )
 
 
-def extract_decisions(meeting_id: str, utterances: Sequence[Utterance], started_at: datetime) -> list[Decision]:
-    """The decisions of one meeting, in order, one per settling utterance."""
+def extract_decisions(meeting_id: str, utterances: Sequence[Utterance], started_at: datetime, *,
+                      embedder: Embedder | None = None, model: SettleModel | None = None) -> list[Decision]:
+    """The decisions of one meeting, in order, candidates included (`candidate=True`).
+    Raises ModelLoadError (naming the rebuild command) when the weights are missing."""
+    turns = list(utterances)
+    if not turns:
+        return []
+    model = model or settle_model(live=False)
+    if embedder is None:
+        from mithub.embedders import load_embedder
+
+        embedder = load_embedder()
     reference = local_date(started_at, started_at.tzinfo)  # started_at is on the meeting's clock
-    names = sorted({u.speaker_name for u in utterances})
-    decisions = []
-    for i, utterance in enumerate(utterances):
-        previous = utterances[i - 1].text if i else ""
-        decision = _decision_of(meeting_id, utterance, reference, names, previous)
-        if decision is not None:
-            decisions.append(decision)
-    return decisions
+    names = sorted({u.speaker_name for u in turns})
+    vectors = np.asarray(embedder.embed_documents([u.text for u in turns]), dtype=np.float32)
+    probs = model.probabilities(turns_of(turns), reference=reference, vectors=vectors)
+    return [describe(meeting_id, turns[i], turns[i - 1].text if i else "", reference, names, probs[i], model.threshold)
+            for i in listed_lines(probs, model.floor)]

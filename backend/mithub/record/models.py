@@ -27,6 +27,10 @@ class Decision(BaseModel):
     subject: str
     value: str
     quote: str
+    value_type: str = Field("choice", description="the kind of the settled value: amount, date, percent, count, "
+                            "duration, time, number, person, name, or choice (an option named without a value)")
+    confidence: float = Field(1.0, ge=0.0, le=1.0, description="the settle model's probability")
+    candidate: bool = Field(False, description="below the threshold users see: stored, shown only on request")
     status: Literal["active", "changed"] = "active"
     changed_by: str | None = None
 
@@ -52,6 +56,8 @@ class DecisionChange(BaseModel):
     kind: Literal["explicit", "implicit"]
     decision_id: str
     past: PastRef
+    confidence: float = Field(1.0, ge=0.0, le=1.0, description="the change model's probability")
+    candidate: bool = Field(False, description="below the threshold users see: stored, shown only on request")
 
     _utc = field_validator("time")(_as_utc)
 

@@ -29,6 +29,14 @@ NATIVE_NUMBERS = {
     "열네": 14, "열넷": 14, "다섯": 5, "여섯": 6, "일곱": 7, "여덟": 8, "아홉": 9, "스무": 20,
     "스물": 20, "하나": 1, "한": 1, "두": 2, "둘": 2, "세": 3, "셋": 3, "네": 4, "넷": 4, "열": 10,
 }
+# Tens and tens-plus-units ("마흔다섯 명", "서른두 대", "여든 명"), built rather than listed.
+_NATIVE_TENS = {"열": 10, "스물": 20, "서른": 30, "마흔": 40, "쉰": 50, "예순": 60, "일흔": 70, "여든": 80, "아흔": 90}
+_NATIVE_UNITS = {"한": 1, "하나": 1, "두": 2, "둘": 2, "세": 3, "셋": 3, "네": 4, "넷": 4, "다섯": 5, "여섯": 6,
+                 "일곱": 7, "여덟": 8, "아홉": 9}
+for _ten, _tv in _NATIVE_TENS.items():
+    NATIVE_NUMBERS.setdefault(_ten, _tv)
+    for _unit, _uv in _NATIVE_UNITS.items():
+        NATIVE_NUMBERS.setdefault(_ten + _unit, _tv + _uv)
 
 _EN_ONES = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,

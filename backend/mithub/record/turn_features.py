@@ -86,6 +86,9 @@ def _korean_morphemes(text: str) -> tuple[tuple[str, str], ...]:
     return tuple((m.form, m.tag) for m in morphemes(text))
 
 
+korean_morphemes = _korean_morphemes  # (form, tag) pairs of a Korean text, cached
+
+
 def korean_morphology(morphs: Sequence[tuple[str, str]]) -> dict[str, float]:
     """Mood of the last final ending and the grammatical morphemes that settle, hedge,
     negate or suppose, by kiwi tag."""

@@ -39,7 +39,10 @@ class SqlRecordStore(SqlCatalog):
         values = {
             "meeting_id": change.meeting_id, "seq": change.seq, "series_id": series_id,
             "decision_id": change.decision_id, "kind": change.kind, "speaker": change.speaker,
-            "time": change.time, "quote": change.quote, "past": change.past.model_dump(mode="json"),
+            "time": change.time, "quote": change.quote,
+            # The change model's confidence rides in the JSON column (no schema change).
+            "past": {**change.past.model_dump(mode="json"), "confidence": change.confidence,
+                     "candidate": change.candidate},
             "detected_at": self._clock(),
         }
         async with self.database.begin() as conn:
@@ -53,7 +56,8 @@ class SqlRecordStore(SqlCatalog):
             rows = (await conn.execute(query)).all()
         changes = [DecisionChange(meeting_id=r.meeting_id, seq=r.seq, speaker=r.speaker, time=r.time,
                                   quote=r.quote, kind=r.kind, decision_id=r.decision_id,
-                                  past=PastRef.model_validate(r.past)) for r in rows]
+                                  past=PastRef.model_validate(r.past), confidence=r.past.get("confidence", 1.0),
+                                  candidate=r.past.get("candidate", False)) for r in rows]
         zones = {r.meeting_id: r.timezone for r in rows}
         for change in changes:  # each on its own meeting's clock
             on_meeting_clock(change, zones[change.meeting_id])

@@ -1,0 +1,234 @@
+"""The change pair model: P(this line changes that past decision), learned from the
+`events_m2` labels of the decision series (explicit and implicit changes with the decision
+they refer to are positives; restatements, distractors and every other decision are negatives).
+
+A change is a new settled value of the same type for the same subject, differing from the
+decision's value. The pair features say exactly that, each with its reason:
+- the line settles (the live settle model's probability) and the decision was a firm one;
+- value types: the line states a value of a type the decision has; the values agree (a
+  restatement) or differ (a new value); the decision's value is cited as the old one;
+- the subject: embedding cosine of the line (and of the two lines before it) with the
+  decision, key-term overlap, and whether this decision is the line's closest;
+- the line's stance: it points back ("지난주에", "we said"), changes, keeps, negates, supposes
+  or asks.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from mithub.errors import ModelLoadError
+from mithub.record.estimator import LogisticModel
+from mithub.record.stance import clause_is_conditional, clause_points_back, is_approximate, stance, value_is_rejected
+from mithub.record.values import Value, comparable, values_agree
+from mithub.text import has_hangul, keyword_candidates, split_sentences
+from mithub.text.tokens import ENGLISH_STOPWORDS
+
+PAIR_FILE = "change_pair.json"
+NOW_WORDS = frozenset({"오늘", "금일", "today", "tonight", "now"})
+_NOT_NAME_WORDS = frozenset(
+    """okay yeah yes yep sure fine right alright great good perfect then well also and but because
+    monday tuesday wednesday thursday friday saturday sunday january february march april june july
+    august september october november december""".split())
+
+
+@dataclass
+class PastDecision:
+    """A decision of an earlier meeting as the pair model sees it."""
+
+    key: str
+    text: str
+    values: list[Value]
+    vector: np.ndarray
+    terms: set[str]
+    confidence: float
+    names: set[str] = field(default_factory=set)
+
+
+@dataclass
+class LineView:
+    """A line of today's meeting as the pair model sees it."""
+
+    text: str
+    new_values: list[Value]  # stated, not supposed, estimated or pointed back at
+    old_values: list[Value]  # pointed back at or turned down ("22일 말고", "we said two years")
+    vector: np.ndarray
+    context_vector: np.ndarray | None  # the two lines before
+    terms: set[str]
+    settle: float  # the live settle model's probability
+    cues: dict[str, float]
+    context_values: list[Value] = field(default_factory=list)  # new values of the two lines before
+    names: set[str] = field(default_factory=set)
+
+
+_EN_CAPITAL = re.compile(r"(?<![\w'’])([A-Z][A-Za-z0-9-]{2,})")
+
+
+def name_tokens(text: str) -> set[str]:
+    """Names a line mentions (vendors, products, people, places): kiwi's proper nouns and
+    Latin-script words in Korean; capitalised words that are not function or filler words in
+    English, at a sentence start too ("Veritemp instead of Aldane")."""
+    if has_hangul(text):
+        from mithub.record.turn_features import korean_morphemes
+
+        return {m.lower() for m, t in korean_morphemes(text) if t in {"NNP", "SL"} and len(m) >= 2}
+    return {w.lower() for w in _EN_CAPITAL.findall(text)
+            if w.lower() not in ENGLISH_STOPWORDS and w.lower() not in _NOT_NAME_WORDS}
+
+
+def key_terms(text: str) -> set[str]:
+    return {t.lower() for t in keyword_candidates(text) if not any(c.isdigit() for c in t)}
+
+
+def split_values(text: str, values: Sequence[Value]) -> tuple[list[Value], list[Value]]:
+    """(new values, old values) of a line, sentence by sentence (record/stance.py's clause cues)."""
+    new: list[Value] = []
+    old: list[Value] = []
+    offset = 0
+    for sentence in split_sentences(text) or [text]:
+        start = text.find(sentence, offset)
+        start = offset if start < 0 else start
+        end = start + len(sentence)
+        offset = end
+        for v in values:
+            if not start <= v.start < end or v.text.strip(" 은는에") in NOW_WORDS:
+                continue
+            local = Value(v.kind, v.text, v.start - start, v.end - start, v.number, v.unit, v.loose)
+            if clause_points_back(sentence, local.end) or value_is_rejected(sentence, local):
+                old.append(v)
+            elif not clause_is_conditional(sentence, local.end) and not is_approximate(sentence, local):
+                new.append(v)
+    return new, old
+
+
+def line_cues(text: str) -> dict[str, float]:
+    cues = [stance(s) for s in split_sentences(text) or [text]]
+    return {f"line_{n}": float(any(getattr(c, n) for c in cues))
+            for n in ("points_back", "changes", "keeps", "negated", "hypothetical", "question", "hedged", "reported")}
+
+
+def _cos(a: np.ndarray | None, b: np.ndarray) -> float:
+    if a is None:
+        return 0.0
+    na, nb = float(np.linalg.norm(a)), float(np.linalg.norm(b))
+    return float(a @ b) / (na * nb) if na and nb else 0.0
+
+
+def _overlap(a: set[str], b: set[str]) -> float:
+    return len(a & b) / math.sqrt(len(a) * len(b)) if a and b else 0.0
+
+
+def pair_features(line: LineView, past: Sequence[PastDecision]) -> list[dict[str, float]]:
+    """One feature dict per past decision."""
+    cosines = [_cos(line.vector, d.vector) for d in past]
+    overlaps = [_overlap(line.terms, d.terms) for d in past]
+    rows = []
+    for i, d in enumerate(past):
+        comp = [(v, w) for v in line.new_values for w in d.values if comparable(v, w)]
+        agree = any(values_agree(v, w) for v, w in comp)
+        differs = any(not any(values_agree(v, w) for w in d.values if comparable(v, w)) for v, _ in comp)
+        cited = any(values_agree(o, w) for o in line.old_values for w in d.values)
+        names = any(v.kind in {"name", "person"} for v, _ in comp)
+        others = [c for j, c in enumerate(cosines) if j != i]
+        other_overlaps = [o for j, o in enumerate(overlaps) if j != i]
+        ctx = [(v, w) for v in line.context_values for w in d.values if comparable(v, w)]
+        ctx_differs = any(not any(values_agree(v, w) for w in d.values if comparable(v, w)) for v, _ in ctx)
+        name_cited = bool(line.names & d.names)
+        name_new = bool(d.names) and bool(line.names - d.names)
+        differ_only = float(differs and not agree)
+        f = {
+            "settle": line.settle, "decision_confidence": d.confidence,
+            "context_type_match": float(bool(ctx)), "context_values_differ": float(ctx_differs),
+            "name_cited": float(name_cited), "name_new": float(name_new), "name_swap": float(name_cited and name_new),
+            "differ_x_cosine": differ_only * cosines[i], "differ_x_settle": differ_only * line.settle,
+            "context_differ_x_settle": float(ctx_differs and not comp) * line.settle,
+            "settle_x_cosine": line.settle * cosines[i], "name_new_x_cosine": float(name_new) * cosines[i],
+            "type_match": float(bool(comp)), "values_agree": float(agree), "values_differ": float(differs),
+            "differ_only": differ_only, "old_value_cited": float(cited), "name_values": float(names),
+            "line_has_values": float(bool(line.new_values)), "decision_has_values": float(bool(d.values)),
+            "cosine": cosines[i], "cosine_margin": cosines[i] - (max(others) if others else 0.0),
+            "closest": float(not others or cosines[i] >= max(others)),
+            "context_cosine": _cos(line.context_vector, d.vector),
+            "overlap": overlaps[i], "overlap_margin": overlaps[i] - (max(other_overlaps) if other_overlaps else 0.0),
+        }
+        f.update(line.cues)
+        rows.append(f)
+    return rows
+
+
+PAIR_FEATURES = list(pair_features(
+    LineView("", [], [], np.zeros(1), None, set(), 0.0, line_cues("x")),
+    [PastDecision("", "", [], np.zeros(1), set(), 0.0)])[0])
+
+
+def plausible(row: dict[str, float]) -> bool:
+    """A pair worth weighing: the line (or the two before it) states a value of the decision's
+    type, names something, or negates (a cancellation). Other pairs are no change (probability
+    0), and the model is fitted on plausible pairs only, so it learns to tell those apart."""
+    return bool(row["type_match"] or row["context_type_match"] or row["name_new"] or row["name_cited"]
+                or row["line_negated"])
+
+
+class PairModel:
+    """A fitted pair model and the threshold above which a change is announced."""
+
+    def __init__(self, estimator: LogisticModel, threshold: float, floor: float) -> None:
+        self.estimator = estimator
+        self.threshold = threshold
+        self.floor = floor
+
+    def probabilities(self, line: LineView, past: Sequence[PastDecision]) -> np.ndarray:
+        if not past:
+            return np.zeros(0)
+        rows = pair_features(line, past)
+        X = np.asarray([[r[n] for n in self.estimator.feature_names] for r in rows], dtype=np.float64)
+        gate = np.asarray([plausible(r) for r in rows], dtype=np.float64)
+        return self.estimator.predict_proba(X) * gate
+
+    def to_dict(self) -> dict:
+        data = self.estimator.to_dict()
+        data["meta"] = {**data.get("meta", {}), "threshold": self.threshold, "floor": self.floor}
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict) -> PairModel:
+        estimator = LogisticModel.from_dict(data)
+        if estimator.feature_names != PAIR_FEATURES:
+            raise ValueError("fitted on other pair features")
+        return cls(estimator, float(estimator.meta["threshold"]), float(estimator.meta["floor"]))
+
+
+def load_pair_model(path: Path) -> PairModel:
+    import json
+
+    from mithub.record.settle_model import REBUILD
+
+    try:
+        return PairModel.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        raise ModelLoadError(f"change model weights missing: {path}; rebuild them with `{REBUILD}`") from None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ModelLoadError(f"change model weights unreadable ({path}: {exc}); rebuild them with `{REBUILD}`") from None
+
+
+@lru_cache(maxsize=4)
+def _cached(path: str, stamp: float) -> PairModel:
+    return load_pair_model(Path(path))
+
+
+def pair_model(folder: Path | None = None) -> PairModel:
+    from mithub.record.settle_model import WEIGHTS
+
+    path = (folder or WEIGHTS) / PAIR_FILE
+    try:
+        stamp = path.stat().st_mtime
+    except OSError:
+        stamp = -1.0
+    return _cached(str(path), stamp)

@@ -1,0 +1,67 @@
+"""Retraining the decision models gives the same weights twice (no seed, no randomness), and a
+watch whose weights are missing or damaged says how to rebuild them while the meeting goes on."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from mithub.record import pair_model, settle_model
+
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "benchmarks" / "data"
+
+
+def _subset(tmp: Path) -> Path:
+    """Four series and two real meetings of the benchmark data, linked into a smaller copy."""
+    (tmp / "decisions").mkdir(parents=True)
+    (tmp / "real_record").mkdir()
+    for name in ("ko01", "ko12", "en01", "en07"):
+        (tmp / "decisions" / name).symlink_to(DATA / "decisions" / name)
+    for name in ("ES2008c", "Bro016"):
+        for suffix in (".jsonl", ".gold.json"):
+            (tmp / "real_record" / f"{name}{suffix}").symlink_to(DATA / "real_record" / f"{name}{suffix}")
+    return tmp
+
+
+@pytest.mark.skipif(not (DATA / "decisions").is_dir(), reason="needs ../shared/benchmarks/data (training data)")
+def test_retraining_gives_identical_weights(tmp_path: Path) -> None:
+    from mithub.record.training import main
+
+    data = _subset(tmp_path / "data")
+    for run in ("a", "b"):
+        main(["decisions", "--data", str(data), "--out", str(tmp_path / run)])
+    for name in (settle_model.SETTLE_FILE, settle_model.SETTLE_LIVE_FILE, pair_model.PAIR_FILE):
+        first, second = (tmp_path / run / name for run in ("a", "b"))
+        assert first.read_bytes() == second.read_bytes(), name
+    loaded = settle_model.settle_model(live=False, folder=tmp_path / "a")
+    assert 0.0 < loaded.threshold < 1.0 and loaded.lookahead == 2
+    assert pair_model.pair_model(folder=tmp_path / "a").threshold > 0.0
+
+
+def test_a_watch_without_weights_names_the_rebuild_command_and_the_meeting_goes_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+    from mithub_series import TODAY, WEEK_ONE, turn
+
+    from mithub.agent.decision_watch import DecisionWatch
+    from mithub.embedders import load_embedder
+    from mithub.record.meeting_record import extract_record
+    from mithub.store.memory import InMemoryRepository
+
+    async def scenario() -> None:
+        store = InMemoryRepository()
+        await store.ensure_meeting("week-1", series_id="launch", started_at=WEEK_ONE)
+        line = turn(1, ("alice", "Alice"), "Okay, we'll go with June 12 for the launch date.", WEEK_ONE)
+        await store.save_meeting_record(extract_record("week-1", "launch", WEEK_ONE, [line]))
+        (tmp_path / settle_model.SETTLE_LIVE_FILE).write_text("{not json", encoding="utf-8")
+        monkeypatch.setattr(settle_model, "WEIGHTS", tmp_path)  # the shipped folder, damaged
+        watch = DecisionWatch(store, load_embedder(), meeting_id="week-2", series_id="launch", started_at=WEEK_ONE)
+        assert await watch.start() == 0
+        assert watch.disabled is not None and settle_model.REBUILD in watch.disabled
+        assert await watch.observe([turn(1, ("alice", "Alice"), TODAY, WEEK_ONE)]) == []
+
+    asyncio.run(scenario())
