@@ -34,7 +34,8 @@ QUOTE_CHARS = 200
 MONTH_HINT_LINES = 8  # a named month still dates a bare day number ("19일에는") this many lines on
 
 _DATED = ("date", "day", "weekday", "relative_day", "week", "month_end")
-_DEADLINE_MARK = re.compile(r"까지|전에|\bby\b|\buntil\b|\bbefore\b|\bno later than\b", re.IGNORECASE)
+# A deadline said as one: 까지/전에 (until, before), 안에/내로/중으로 (within), by, until, before.
+_DEADLINE_MARK = re.compile(r"까지|전에|안에|내로|중으로|\bby\b|\buntil\b|\bbefore\b|\bno later than\b", re.IGNORECASE)
 _DEADLINE_BEFORE = re.compile(r"\b(?:by|until|before|till|no later than)\s+(?:the\s+)?$", re.IGNORECASE)
 # "오늘 정한 건": a date that modifies something already done is no deadline.
 _NOT_A_DUE = re.compile(r"\s*[가-힣]*[한된온간던]\s*(?:건|거|것|내용|사항)")
@@ -143,11 +144,10 @@ def _segment(text: str, owner: str, commit: bool, reading: TurnReading, names: l
     from mithub.text.korean import morphemes
     from mithub.text.tokens import has_hangul
 
-    for sentence in sentences:
-        mood = ko_mood(morphemes(sentence)) if has_hangul(sentence) else en_mood(sentence)
-        if any(mood.get(k) for k in wanted):
-            return sentence
-    return max(sentences, key=lambda s: len(keyword_candidates(s)))
+    # Of the sentences in the wanted mood, the one that says most ("네, 알겠습니다." is one too).
+    moody = [s for s in sentences
+             if any((ko_mood(morphemes(s)) if has_hangul(s) else en_mood(s)).get(k) for k in wanted)]
+    return max(moody or sentences, key=lambda s: len(keyword_candidates(s)))
 
 
 # --- due dates ------------------------------------------------------------------------------
@@ -197,15 +197,15 @@ def _due_sources(item: _Item, turns: list[Utterance], shared: bool) -> list[tupl
 
 def _due(item: _Item, turns: list[Utterance], meeting_date: date, hints: list[int | None],
          shared: bool) -> tuple[DateMention, int, str] | None:
-    """The item's due expression, the line and text it was said in: one said as a deadline
-    (까지, by, before) first, then the most trusted source; within a source a calendar date
-    over an event or a schedule over a duration, then the first said."""
+    """The item's due expression, the line and text it was said in: one in the item's own words
+    first, then one said as a deadline (까지, by, before), then the most trusted source; within
+    a source a calendar date over an event or a schedule over a duration, then the first said."""
     best: tuple[tuple[int, int, int, int], DateMention, int, str] | None = None
     for order, (line, text) in enumerate(_due_sources(item, turns, shared)):
         for m in _mentions(text, line, meeting_date, hints):
             tier = 0 if m.kind in _DATED else 1 if m.kind in ("event", "recurring") else 2
             marked = _DEADLINE_MARK.search(m.text) or _DEADLINE_BEFORE.search(text[: m.start])
-            key = (0 if marked else 1, order, tier, m.start)
+            key = (0 if order == 0 else 1, 0 if marked else 1, order, tier, m.start)
             if best is None or key < best[0]:
                 best = (key, m, line, text)
     return (best[1], best[2], best[3]) if best else None
@@ -213,23 +213,26 @@ def _due(item: _Item, turns: list[Utterance], meeting_date: date, hints: list[in
 
 def _event_date(mention: DateMention, line: int, source: str, turns: list[Utterance], meeting_date: date,
                 hints: list[int | None]) -> date | None:
-    """The date of the event a deadline hangs on ("그 전까지", "공고 나가기 전에", "출시 당일"):
-    the last dated mention before it, in the same line or earlier ones, that names the event
-    (a pronoun takes the nearest date)."""
+    """The date of the event a deadline hangs on ("그 전까지", "출시 2주 전까지", "before the first
+    open house"): a date said in the event's own words ("다음 주 화요일 회의 전까지"), else the
+    nearest dated mention in this line or an earlier one that names the event (a pronoun takes a
+    date of the last two lines), plus the stated offset."""
     anchor = (mention.anchor or "").strip()
-    pronoun = not anchor or _PRONOUN_ANCHOR.match(anchor) is not None
-    words = [w for w in anchor.split() if w.lower() not in ("the", "a", "an", "our", "this")]
-    key = re.sub(r"(?:은|는|이|가|을|를|의|도)$", "", words[0]) if words else ""
-    pronoun = pronoun or not key
     offset = max(0, turns[line].text.find(source[:20]))
-    same_line = turns[line].text[: offset + mention.start]
-    lines = [(line, same_line)] + [(k, turns[k].text) for k in range(line - 1, -1, -1)]
+    said_before = turns[line].text[: offset + mention.start]
+    own = [m for m in _mentions(said_before[-12:] + " " + anchor, line, meeting_date, hints) if m.date is not None]
+    if own:
+        return own[-1].date + timedelta(days=mention.offset_days)  # type: ignore[operator]
+    words = [re.sub(r"(?:은|는|이|가|을|를|의|도|에서)$", "", w) for w in anchor.split()
+             if w.lower() not in ("the", "a", "an", "our", "this", "first", "next")]
+    key = words[-1] if words else ""  # the noun right before 전/before names the event
+    if not anchor or _PRONOUN_ANCHOR.match(anchor) or not key:
+        lines = [(line, said_before)] + [(k, turns[k].text) for k in range(line - 1, max(-1, line - 3), -1)]
+    else:
+        lines = [(line, said_before)] + [(k, turns[k].text) for k in range(line - 1, -1, -1)]
+        lines = [(k, text) for k, text in lines if key in text]
     for index, text in lines:
-        if not pronoun and key not in text:
-            continue
         dated = [m for m in _mentions(text, index, meeting_date, hints) if m.date is not None]
-        if pronoun and index < line - 2:
-            return None
         if dated:
             return dated[-1].date + timedelta(days=mention.offset_days)  # type: ignore[operator]
     return None
