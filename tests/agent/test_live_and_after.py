@@ -10,8 +10,6 @@ itself, nor meetings finished after it), so the answer, its citations and its si
 from __future__ import annotations
 
 import json
-import re
-from pathlib import Path
 
 import httpx
 import pytest
@@ -22,48 +20,13 @@ from mithub.cli import main
 from mithub.config import APIConfig
 from mithub.context.models import AGENT_CALL_TYPES
 
-ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = ROOT / "examples" / "meetings"
-TOKEN = "test-token-0123456789"
-
-
-def _makefile(name: str) -> str:
-    """A setting of `make demo`, so the test asks what the demo asks."""
-    return re.search(rf"^{name} := (.+)$", (ROOT / "Makefile").read_text(encoding="utf-8"), re.M).group(1)
-
-
-DEMO = [  # (file, meeting id, start, question): the first meeting keeps replay's default question
-    ("ko_product_planning", "demo-ko-1", "2026-05-04T10:00:00+09:00", None),
-    ("ko_product_planning_2", "demo-ko-2", "2026-05-11T10:00:00+09:00", _makefile("DEMO_QUESTION")),
-]
-
-
-def _answers(out: str) -> list[dict]:
-    found = []
-    for line in out.splitlines():
-        if line.startswith("{") and '"call_type"' in line:
-            found.append(json.loads(line))
-    return found
+from .conftest import DEMO, EXAMPLES, TOKEN, makefile_setting
 
 
 @pytest.fixture(scope="module")
-def live(tmp_path_factory) -> tuple[str, dict[tuple[str, str], dict]]:
-    """The demo replayed with its calls; the live answers by (meeting, call type)."""
-    import contextlib
-    import io
-
-    url = f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('live') / 'mithub.db'}"
-    answers: dict[tuple[str, str], dict] = {}
-    for name, meeting_id, started, question in DEMO:
-        args = ["replay", str(EXAMPLES / f"{name}.jsonl"), "--meeting-id", meeting_id, "--series", "demo-ko",
-                "--started-at", started, "--database-url", url, "--no-progress", "--json", "--calls"]
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            assert main(args + (["--question", question] if question else [])) == 0
-        for answer in _answers(out.getvalue()):
-            answers[(meeting_id, answer["call_type"])] = answer
-    assert len(answers) == len(DEMO) * len(AGENT_CALL_TYPES)
-    return url, answers
+def live(demo_series) -> tuple[str, dict[tuple[str, str], dict]]:
+    path, answers = demo_series
+    return f"sqlite+aiosqlite:///{path}", answers
 
 
 def _same(after: dict, live: dict) -> None:
@@ -105,7 +68,7 @@ def test_the_past_question_is_answered_by_the_turn_that_answered_it(live, call_t
     """Live and afterwards alike, the answer leads with the turn of meeting 1 that answered
     the question there (its facts file names it), not with today's "I don't remember"."""
     facts = json.loads((EXAMPLES / "ko_product_planning_2.facts.json").read_text(encoding="utf-8"))
-    asked = next(q for q in facts["past_questions"] if q["query"] == _makefile("DEMO_QUESTION"))
+    asked = next(q for q in facts["past_questions"] if q["query"] == makefile_setting("DEMO_QUESTION"))
     answer = live[1][("demo-ko-2", call_type)]
     lead = answer["citations"][0]
     assert (lead["meeting_id"], lead["seq"]) == ("demo-ko-1", asked["meeting1_seqs"][1]), answer["answer"]

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Sequence
 
 from mithub.agent.answer import Citation
 from mithub.context.formatting import topic_label
+from mithub.context.ledger_evidence import note
 from mithub.context.models import AgentContext, PastMeetingRef
 from mithub.text import content_tokens
 
@@ -51,14 +52,18 @@ def past_citations(ctx: AgentContext) -> dict[str, Citation]:
                                    quote=_short(topic.segment.summary.splitlines()[0] if topic.segment.summary else ""),
                                    **_meeting_fields(topic.meeting))
     k = 0
+    notes = {(c.meeting_id, c.seq): note(c) for c in ctx.decision_changes}
     for excerpt in ctx.past_excerpts:
         said = dict(zip((u.id for u in excerpt.utterances), excerpt.said, strict=False))
         for u in excerpt.utterances:
             k += 1
+            # A changed decision's mark stays whole however long the turn is.
+            marked = notes.get((excerpt.meeting.meeting_id, u.id), "")
+            words = said.get(u.id, u.text)
+            quote = _short(words.removesuffix(marked)) + marked if marked and words.endswith(marked) else _short(words)
             items[f"P{k}"] = Citation(kind="utterance", id=f"P{k}", speaker=u.speaker_name,
                                       time=u.absolute_timestamp.astimezone(excerpt.meeting.started_at.tzinfo),
-                                      quote=_short(said.get(u.id, u.text)), seq=u.id,
-                                      **_meeting_fields(excerpt.meeting))
+                                      quote=quote, seq=u.id, **_meeting_fields(excerpt.meeting))
     return items
 
 

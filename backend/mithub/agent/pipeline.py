@@ -31,6 +31,7 @@ from mithub.llm.breaker import CircuitBreaker
 from mithub.llm.cache import ResponseCache
 from mithub.llm.json_output import parse_into
 from mithub.record.meeting_record import MeetingRecord
+from mithub.record.ledger import SeriesLedger, build_ledger
 from mithub.record.models import DecisionChange
 from mithub.observability import bind_log_context, record_agent_call
 from mithub.store.records import AgentCallRecord
@@ -48,6 +49,8 @@ class AgentCallRecorder(Protocol):
 
 class ChangeSource(Protocol):
     async def series_changes(self, series_id: str) -> list[DecisionChange]: ...
+
+    async def series_records(self, series_id: str) -> list[MeetingRecord]: ...
 
 
 class AgentPipeline:
@@ -97,9 +100,11 @@ class AgentPipeline:
         if sync is not None:  # meetings finished anywhere since the last call (throttled)
             await sync()
         required = self.plan_topics(session, query)
+        ledger = await self._ledger(session, call_type, query)
         ctx = await asyncio.to_thread(
             self.builder.build_context, call_type, session.manager, query,
             transcript=session.transcript, required_topics=required, series_id=session.series_id,
+            ledger=ledger,
         )
         if session.started_at is not None:  # what the prompt and the citations show: the meeting's clock
             ctx = ctx.model_copy(update={"current_time": ctx.current_time.astimezone(session.started_at.tzinfo)})
@@ -153,6 +158,20 @@ class AgentPipeline:
     def _prompt(ctx: AgentContext) -> str:
         system = f"{answer_instructions(ctx.call_type)}\n\n{format_context_as_system_prompt(ctx)}"
         return f"{system}\n{user_message(ctx.call_type, ctx.user_query)}"
+
+    async def _ledger(self, session: MeetingSession, call_type: AgentCallType, query: str | None
+                      ) -> SeriesLedger | None:
+        """The series ledger, for the calls that quote past meetings (the builder marks the
+        changed decisions they quote); None without a store or when it cannot be read."""
+        if self._records is None or not query or call_type not in ("IMMEDIATE_RESPONSE", "SEARCH"):
+            return None
+        try:
+            series = session.series_id or session.meeting_id
+            return build_ledger(series, await self._records.series_records(series),
+                                await self._records.series_changes(series))
+        except Exception as exc:  # noqa: BLE001 - the answer goes out without the ledger's marks
+            logger.warning("series_ledger_unavailable", meeting_id=session.meeting_id, error=str(exc))
+            return None
 
     async def _record(self, session: MeetingSession, call_type: AgentCallType
                       ) -> tuple[MeetingRecord | None, list[DecisionChange]]:

@@ -29,12 +29,14 @@ _LABELS = {
     True: {"summary": "회의 요약 (LLM 없이 회의 기록에서 정리)", "decisions": "결정", "pending": "미해결",
            "actions": "액션 아이템 (발언에서 추출)", "related": "질문과 관련된 발언과 자료 {n}건 (LLM 없이 검색 결과로 답함):",
            "lead": "가장 관련 있는 발언 — {source}: \"{sentence}\"",
-           "evidence": "관련 자료 (검색 결과 그대로)", "none": "아직 관련 내용이 없습니다."},
+           "evidence": "관련 자료 (검색 결과 그대로)", "none": "아직 관련 내용이 없습니다.",
+           "changed": "이 결정은 {date}에 바뀌었습니다: \"{value}\" → \"{to}\""},
     False: {"summary": "Meeting summary (compiled from the record, no LLM)", "decisions": "Decided",
             "pending": "Open", "actions": "Action items (from what was said)",
             "related": "{n} related statements and passages (answered from search results, no LLM):",
             "lead": "Closest statement — {source}: \"{sentence}\"", "evidence": "Related material (search results)",
-            "none": "Nothing related yet."},
+            "none": "Nothing related yet.",
+            "changed": "This decision was changed on {date}: \"{value}\" → \"{to}\""},
 }
 
 
@@ -130,12 +132,31 @@ def _related(ctx: AgentContext, labels: dict[str, str]) -> tuple[str, list[Citat
     picked += [available[f"D{i}"] for i in range(1, min(len(ctx.documents), 3) + 1)]
     if not picked:
         return None
-    lead = _lead_sentence([[available[i] for i in ids if i in available] for ids in groups], terms,
-                          ctx.user_query or "")
+    lead = _current_value(ctx, available, terms) or _lead_sentence(
+        [[available[i] for i in ids if i in available] for ids in groups], terms, ctx.user_query or "")
     lines = [labels["lead"].format(source=_source(lead[0]), sentence=lead[1])] if lead else []
+    lines += [labels["changed"].format(value=c.value, date=c.changed_on.isoformat(), to=c.changed_to)
+              for c in ctx.decision_changes]
     others = [c for c in picked if not lead or c is not lead[0]]
     lines.append(labels["related"].format(n=len(others)))
     return "\n".join(lines), ([lead[0]] if lead else []) + others
+
+
+def _current_value(ctx: AgentContext, available: dict[str, Citation], terms: set[str]
+                   ) -> tuple[Citation, str] | None:
+    """When the evidence quotes a decision the ledger marks changed, the answer leads with the
+    turn of the value that holds now (its sentence sharing most words with the question)."""
+    for change in ctx.decision_changes:
+        today = change.current_meeting_id == ctx.meeting_id
+        found = available.get(f"U{change.current_seq}") if today else next(
+            (c for c in available.values()
+             if c.meeting_id == change.current_meeting_id and c.seq == change.current_seq), None)
+        if found is None:
+            continue
+        sentences = [t.strip() for t in split_sentences(found.quote or "") if not is_question(t)] or [found.quote or ""]
+        best = max(sentences, key=lambda t: len(terms.intersection(content_tokens(t))))
+        return found, best
+    return None
 
 
 def _lead_sentence(groups: list[list[Citation]], terms: set[str], question: str = ""

@@ -33,12 +33,14 @@ from mithub.context.allocation import (
     terms_of,
 )
 from mithub.context.formatting import format_context_as_system_prompt, segment_lines, topic_label, utterance_line
+from mithub.context.ledger_evidence import lead_with_current, ledger_changes, mark_past
 from mithub.context.manager import ContextManager
 from mithub.context.past_cues import asks_about_past
 from mithub.context.models import (
     AgentCallType,
     AgentContext,
     DocumentPassage,
+    LedgerChange,
     Participant,
     PastExcerpt,
     PastTopic,
@@ -48,6 +50,7 @@ from mithub.context.models import (
 )
 from mithub.context.transcript_index import TranscriptIndex, query_terms
 from mithub.embedders import Embedder
+from mithub.record.models import Decision, DecisionChange
 from mithub.observability import record_context_built
 
 
@@ -55,6 +58,13 @@ class DocumentSearch(Protocol):
     """Documents and past meetings (the hybrid retriever, adapted by the agent layer)."""
 
     def search_passages(self, query: str, top_k: int) -> list[DocumentPassage]: ...
+
+
+class Ledger(Protocol):
+    """The series ledger (`record.ledger.SeriesLedger`): decisions and the changes to them."""
+
+    decisions: Sequence[Decision]
+    changes: Sequence[DecisionChange]
 
 
 class PastMeetingSearch(Protocol):
@@ -132,7 +142,10 @@ class ContextBuilder:
         transcript: TranscriptIndex | None = None,
         required_topics: Sequence[str] = (),
         series_id: str | None = None,
+        ledger: Ledger | None = None,
     ) -> AgentContext:
+        """`ledger`: the series' decisions and their changes; a quoted decision that was
+        changed is marked, and the turn of its current value leads (`ledger_evidence`)."""
         started = time.perf_counter()
         manager, query = context_manager, (user_query or "").strip() or None
         total = self.call_budget(call_type)
@@ -170,6 +183,9 @@ class ContextBuilder:
         past_spent = sum(t.tokens for t in past_topics) + sum(e.tokens for e in past_excerpts)
         excerpts, documents = self._evidence(call_type, query, transcript, recent,
                                              evidence_budget - past_spent)
+        past_excerpts, excerpts, changes = self._consult_ledger(ledger, manager.meeting_id, transcript,
+                                                                recent, past_excerpts, excerpts)
+        past_spent = sum(t.tokens for t in past_topics) + sum(e.tokens for e in past_excerpts)
         spent = recent_spent + past_spent + sum(e.tokens for e in excerpts) \
             + self.lines_cost([f"[D0] {d.source}: {d.text}" for d in documents])
         leftover = max(kinds["recent"] + kinds["evidence"] - spent, 0)
@@ -190,6 +206,7 @@ class ContextBuilder:
             past_topics=past_topics,
             past_excerpts=past_excerpts,
             documents=documents,
+            decision_changes=changes,
             token_budget=total,
         )
         ctx = self._fit(ctx, total)
@@ -197,6 +214,33 @@ class ContextBuilder:
         return ctx
 
     # ------------------------------------------------------------------ parts
+
+    def _consult_ledger(
+        self, ledger: Ledger | None, meeting_id: str, transcript: TranscriptIndex | None, recent: list[Utterance],
+        past: list[PastExcerpt], today: list[TranscriptExcerpt],
+    ) -> tuple[list[PastExcerpt], list[TranscriptExcerpt], list[LedgerChange]]:
+        """The ledger as of the meeting's latest turn: changed decisions among the past
+        turns are marked and their current values' turns put first."""
+        if ledger is None or not past or not ledger.changes:
+            return past, today, []
+        turns = transcript.utterances if transcript is not None else []
+        as_of = turns[-1].absolute_timestamp if turns else None
+        changed = ledger_changes(ledger.decisions, ledger.changes, as_of=as_of,
+                                 zone=past[0].meeting.started_at.tzinfo)
+        past, found = mark_past(past, changed)
+        if not found:
+            return past, today, []
+        by_seq = {u.id: u for u in turns}
+
+        def today_turn(seq: int) -> TranscriptExcerpt | None:
+            u = by_seq.get(seq)
+            return None if u is None else TranscriptExcerpt(
+                utterances=[u], said=[u.text], score=1.0, tokens=self.lines_cost([utterance_line(u)]) + 1)
+
+        past_turn = getattr(self.past, "past_turn", lambda _m, _s: None)
+        past, today = lead_with_current(found, meeting_id, past, today, {u.id for u in recent},
+                                        past_turn=past_turn, today_turn=today_turn)
+        return past, today, found
 
     @staticmethod
     def _participants(manager: ContextManager) -> list[Participant]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
@@ -137,6 +137,20 @@ class PastTopic(BaseModel):
     tokens: int = 0
 
 
+class LedgerChange(BaseModel):
+    """A past decision quoted in a call's evidence that a later meeting changed (the series
+    ledger): its old value, when and to what it changed, and where the value that holds now
+    was said (the end of the chain of changes)."""
+
+    meeting_id: str
+    seq: int
+    value: str
+    changed_on: date
+    changed_to: str
+    current_meeting_id: str
+    current_seq: int
+
+
 class DocumentPassage(BaseModel):
     """A passage from the organisation's documents or a past meeting (hybrid retrieval)."""
 
@@ -170,5 +184,7 @@ class AgentContext(BaseModel):
     past_topics: list[PastTopic] = Field(default_factory=list)
     past_excerpts: list[PastExcerpt] = Field(default_factory=list)
     documents: list[DocumentPassage] = Field(default_factory=list)
+    decision_changes: list[LedgerChange] = Field(default_factory=list, description="changed decisions "
+                                                 "the evidence quotes; their current turns lead it")
     token_count: int = 0
     token_budget: int = 0

@@ -216,6 +216,13 @@ class OrganisationMemory:
         with self._lock:
             return sum(s.total_tokens for s in self._pool(series_id, exclude_meeting_id))
 
+    def past_turn(self, meeting_id: str, seq: int) -> PastExcerpt | None:
+        """A turn of a finished meeting, whole; None when the meeting is not held."""
+        with self._lock:
+            info = self._indexed.get(meeting_id)
+            series = self.series.get(info.series_id) if info else None
+            return series.turn(meeting_id, seq) if series else None
+
     def search_past(
         self, query: str, *, series_id: str | None, exclude_meeting_id: str, budget_tokens: int
     ) -> tuple[list[PastTopic], list[PastExcerpt]]:

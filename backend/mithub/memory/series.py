@@ -137,6 +137,15 @@ class SeriesMemory:
             excerpts += self._split_by_meeting(found.utterances, found.score)
         return topics, excerpts
 
+    def turn(self, meeting_id: str, seq: int) -> PastExcerpt | None:
+        """One turn of a meeting held here, quoted whole (a decision's current value)."""
+        meeting = self.meetings.get(meeting_id)
+        found = next((u for u in meeting.cached.utterances if u.id == seq), None) if meeting else None
+        if meeting is None or found is None:
+            return None
+        tokens = self.count_text(past_utterance_line(meeting.ref, found, "P00")) + 2
+        return PastExcerpt(meeting=meeting.ref, utterances=[found], said=[found.text], score=1.0, tokens=tokens)
+
     def _split_by_meeting(self, rows: list[Utterance], score: float) -> list[PastExcerpt]:
         out: list[PastExcerpt] = []
         for row in rows:

@@ -1,0 +1,76 @@
+"""Answers respect the ledger (issue 19 item 3): in a third meeting of the demo series, a
+question about a decision the second meeting changed is answered with the value that holds
+now. The first meeting's turn is still quoted, marked "(changed on DATE to VALUE)"; the
+second meeting's turn leads; the template answer says the decision was changed. Live, and
+the same afterwards through `mithub ask`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from mithub.agent.runtime import open_agent_runtime
+from mithub.cli import main
+
+from .conftest import EXAMPLES, replay_with_calls
+
+# Asked in the third meeting's own file (its sixth line), about the GPU servers: four in the
+# first meeting, three in the second (the change the second meeting's facts file plants).
+QUESTION = "GPU 서버는 몇 대로 하기로 했었죠?"
+THIRD = ("ko_product_planning_3", "demo-ko-3", "2026-05-18T10:00:00+09:00")
+
+
+@pytest.fixture(scope="module")
+def third(demo_series, tmp_path_factory) -> tuple[str, dict[str, dict]]:
+    path = tmp_path_factory.mktemp("third") / "mithub.db"
+    shutil.copy(demo_series[0], path)
+    url = f"sqlite+aiosqlite:///{path}"
+    return url, replay_with_calls(url, *THIRD, QUESTION)
+
+
+@pytest.fixture(scope="module")
+def planted() -> dict:
+    facts = json.loads((EXAMPLES / "ko_product_planning_2.facts.json").read_text(encoding="utf-8"))
+    return next(c for c in facts["changes"] if c["kind"] == "implicit")
+
+
+def test_the_question_is_in_the_third_meeting():
+    lines = (EXAMPLES / f"{THIRD[0]}.jsonl").read_text(encoding="utf-8").splitlines()
+    assert any(QUESTION in json.loads(line)["text"] for line in lines)
+
+
+async def test_the_ledger_has_the_change(third, planted):
+    runtime = await open_agent_runtime(third[0], index_dir="")
+    try:
+        changes = await runtime.repository.series_changes("demo-ko")
+    finally:
+        await runtime.aclose()
+    assert any(c.past.meeting_id == "demo-ko-1" and c.past.seq == planted["meeting1_seq"]
+               and (c.meeting_id, c.seq) == ("demo-ko-2", planted["seq"]) for c in changes)
+
+
+@pytest.mark.parametrize("call_type", ["IMMEDIATE_RESPONSE", "SEARCH"])
+def test_the_current_value_leads_and_the_old_one_is_marked(third, planted, call_type):
+    answer = third[1][call_type]
+    lead = answer["citations"][0]
+    assert (lead["meeting_id"], lead["seq"]) == ("demo-ko-2", planted["seq"]), answer["answer"]
+    first_line, said_changed = answer["answer"].splitlines()[0], answer["answer"].splitlines()[1]
+    assert any(value in first_line for value in planted["must_contain"]), first_line
+    assert "바뀌었습니다" in said_changed and "2026-05-11" in said_changed
+    old = [c for c in answer["citations"] if (c["meeting_id"], c["seq"]) == ("demo-ko-1", planted["meeting1_seq"])]
+    assert old, "the first meeting's decision is still quoted"
+    assert "(changed on 2026-05-11 to " in old[0]["quote"]
+    assert planted["new_value"].split(", ")[0].removeprefix("L40S GPU ") in old[0]["quote"].split("changed on")[1]
+
+
+def test_afterwards_the_prompt_shows_the_mark_and_the_answer_is_the_live_one(third, planted, capsys):
+    url, live = third
+    assert main(["ask", "--meeting", "demo-ko-3", "--type", "IMMEDIATE_RESPONSE", "--query", QUESTION,
+                 "--database-url", url, "--json", "--show-context"]) == 0
+    after = json.loads(capsys.readouterr().out)
+    assert after["answer"] == live["IMMEDIATE_RESPONSE"]["answer"]
+    items = {(i["meeting_id"], i["seq"]): i for i in after["context"]}
+    assert "(changed on 2026-05-11 to " in items[("demo-ko-1", planted["meeting1_seq"])]["quote"]
+    assert ("demo-ko-2", planted["seq"]) in items
