@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from mithub.agent.decision_watch import record_meeting
+from mithub.context.extractive import scan_cues
 from mithub.context.models import Utterance
 from mithub.errors import ModelLoadError
 from mithub.record import action_model
@@ -91,6 +92,8 @@ def test_a_person_only_copied_is_not_the_owner_anywhere():
     assert owners == {"이서준"}
     ledger = actions_document(build_ledger("s", [record], []))
     assert {a["owner"] for a in ledger["actions"] if a["seq"] in (2, 3)} == {"이서준"}
+    _, _, timeline = scan_cues(turns, ["최민호", "김지현", "이서준"])  # the topic timeline's items
+    assert timeline and all(line.startswith("이서준: ") for line in timeline)
 
 
 def test_every_item_has_a_confidence_and_candidates_stay_out_of_the_ledger():

@@ -22,6 +22,7 @@ from mithub.context import cues
 from mithub.context.models import TopicSegment, Utterance
 from mithub.context.summary import SummaryResult, fit_summary
 from mithub.embedders import Embedder
+from mithub.record.actions import action_lines
 from mithub.text import keyword_candidates, split_sentences
 
 _SPEAKER_LINE = re.compile(r"^(?P<speaker>[^:\n]{1,60}): (?P<text>.+)$")
@@ -116,17 +117,14 @@ def scan_cues(
     action items (per sentence, rendered with owner and due date)."""
     decisions: list[str] = []
     pending: list[str] = []
-    actions: list[str] = []
     for u in utterances:
         sentences = [s for s in split_sentences(u.text) if _is_substantive(s)]
         for found, test in ((decisions, cues.is_decision), (pending, cues.is_pending)):
             first = next((i for i, s in enumerate(sentences) if test(s)), None)
             if first is not None:
                 found.append(_statement(sentences, first))
-        for sentence in sentences:
-            item = cues.extract_action(sentence, u.speaker_name, names, u.id)
-            if item is not None:
-                actions.append(item.render())
+    # Action items come from the record's commitment model (one owner everywhere, issue 19 §5).
+    actions = action_lines(utterances)
     return decisions, pending, actions
 
 

@@ -21,14 +21,18 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 import numpy as np
+import structlog
 
 from mithub.context.models import Utterance
+from mithub.errors import ModelLoadError
 from mithub.record import commitments as cue
 from mithub.record.action_features import Candidate, TurnReading
 from mithub.record.action_model import ActionModel, ScoredPair, load_action_model, score_meeting
 from mithub.record.dates import DateMention, resolve_date_expressions
 from mithub.record.models import ActionItem
 from mithub.text.tokens import keyword_candidates
+
+logger = structlog.get_logger(__name__)
 
 QUOTE_CHARS = 200
 MONTH_HINT_LINES = 8  # a named month still dates a bare day number ("19일에는") this many lines on
@@ -86,6 +90,21 @@ def extract_action_items(
         _to_action_item(meeting_id, item, turns, meeting_date, hints, per_line.count(item.line) > 1)
         for item in items
     ]
+
+
+def action_lines(utterances: Sequence[Utterance]) -> list[str]:
+    """The shown action items of a stretch of a meeting (a topic's turns), as the topic timeline
+    lists them ("owner: task (due as said)"): the same model, owners and tasks as the record, so
+    a person who is only copied owns nothing here either. Without weights: none (logged)."""
+    turns = list(utterances)
+    if not turns:
+        return []
+    try:
+        items = extract_action_items("", turns, turns[0].absolute_timestamp.date())
+    except ModelLoadError as exc:
+        logger.warning("action_items_unavailable", error=str(exc))
+        return []
+    return [f"{a.owner}: {a.task}" + (f" ({a.due_text})" if a.due_text else "") for a in items if not a.candidate]
 
 
 def action_item_at(meeting_id: str, utterances: Sequence[Utterance], seq: int, owner: str, meeting_date: date,
