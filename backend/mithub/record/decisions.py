@@ -19,10 +19,11 @@ from mithub.clock import local_date
 from mithub.context.models import Utterance
 from mithub.embedders.base import Embedder
 from mithub.record.models import Decision
+from mithub.record.pair_model import split_values
 from mithub.record.settle_model import SettleModel, settle_model
-from mithub.record.stance import clause_is_conditional, is_korean, value_is_rejected
+from mithub.record.stance import is_korean
 from mithub.record.turn_features import turns_of
-from mithub.record.values import Value, display_text, extract_values
+from mithub.record.values import Value, display_text, extract_values, values_agree
 from mithub.text import keyword_candidates
 
 # Words of the settling form itself, dropped from a subject.
@@ -38,13 +39,6 @@ _MAX_QUOTE = 160
 # "오늘", "today": the meeting itself, not a value anyone settles.
 NOW_WORDS = frozenset({"오늘", "금일", "today", "tonight", "now"})
 WINDOW = 2  # one decision per two lines either side: a proposal, its settling line and a confirmation
-
-
-def settled_values(sentence: str, values: Sequence[Value]) -> list[Value]:
-    """The values a settling line asserts: not in a conditional clause, not the option it
-    turns down ("라이브 코딩 말고 과제형으로", "2년은 안 하는 걸로"), not "today"."""
-    return [v for v in values if not clause_is_conditional(sentence, v.end) and not value_is_rejected(sentence, v)
-            and v.text.strip(" 은는에") not in NOW_WORDS]
 
 
 def _choice(sentence: str) -> str | None:
@@ -73,16 +67,29 @@ def condense(text: str, limit: int = _MAX_QUOTE) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def listed_lines(probs: np.ndarray, floor: float, window: int = WINDOW) -> list[int]:
-    """Turns kept as decisions: at least `floor`, the most probable one per window (a proposal,
-    its settling line and the confirmation are one decision)."""
+def listed_lines(probs: np.ndarray, floor: float, values: Sequence[Sequence[Value]] | None = None,
+                 window: int = WINDOW) -> list[int]:
+    """Turns kept as decisions: at least `floor`, the most probable first. A turn within
+    `window` lines of a kept one is the same decision (its proposal or confirmation) unless both
+    carry values and none of them agree: a chair settling two things on two lines settles two."""
     chosen: list[int] = []
     for i in np.argsort(-probs, kind="stable"):
+        i = int(i)
         if probs[i] < floor:
             break
-        if all(abs(int(i) - j) > window for j in chosen):
-            chosen.append(int(i))
+        near = [j for j in chosen if abs(i - j) <= window]
+        if not near or (values is not None and _distinct(values, i, near)):
+            chosen.append(i)
     return sorted(chosen)
+
+
+def _distinct(values: Sequence[Sequence[Value]], i: int, near: Sequence[int]) -> bool:
+    mine = [v for v in values[i] if v.kind not in {"person", "name"}]
+    for j in near:
+        theirs = [v for v in values[j] if v.kind not in {"person", "name"}]
+        if not mine or not theirs or any(values_agree(a, b) for a in mine for b in theirs):
+            return False
+    return True
 
 
 def describe(meeting_id: str, utterance: Utterance, previous: str, reference: date, names: Sequence[str],
@@ -91,7 +98,9 @@ def describe(meeting_id: str, utterance: Utterance, previous: str, reference: da
     else the option chosen ("과제형으로 하죠"), and the key terms it is about; a short line
     takes its subject from the line before ("Okay, two-year term.")."""
     text = utterance.text
-    values = settled_values(text, extract_values(text, reference=reference, names=names))
+    # Only the value it settles: not the one it turns down or points back at ("22일 말고 8월
+    # 5일로", "지난주 7월 22일로 정했던 베타는 8월 5일"), a condition or an estimate.
+    values = split_values(text, extract_values(text, reference=reference, names=names))[0]
     value = ", ".join(dict.fromkeys(display_text(v) for v in values if display_text(v)))
     value_type = values[0].kind if values else "choice"
     if not value:
@@ -123,5 +132,6 @@ def extract_decisions(meeting_id: str, utterances: Sequence[Utterance], started_
     names = sorted({u.speaker_name for u in turns})
     vectors = np.asarray(embedder.embed_documents([u.text for u in turns]), dtype=np.float32)
     probs = model.probabilities(turns_of(turns), reference=reference, vectors=vectors)
+    values = [extract_values(u.text, reference=reference) for u in turns]
     return [describe(meeting_id, turns[i], turns[i - 1].text if i else "", reference, names, probs[i], model.threshold)
-            for i in listed_lines(probs, model.floor)]
+            for i in listed_lines(probs, model.floor, values)]

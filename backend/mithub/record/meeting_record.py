@@ -37,10 +37,13 @@ def extract_record(
     is on the meeting's own clock (as the store gives it back): its zone is the meeting's."""
     turns = list(utterances)
     zone = zone_name(started_at)
+    decisions = extract_decisions(meeting_id, turns, started_at)
+    settled = {d.seq for d in decisions if not d.candidate}
     return MeetingRecord(
         meeting_id=meeting_id, series_id=series_id, started_at=started_at, timezone=zone,
         last_seq=turns[-1].id if turns else 0,
-        decisions=extract_decisions(meeting_id, turns, started_at),
+        decisions=decisions,
         action_items=extract_action_items(meeting_id, turns, local_date(started_at, zone)),
-        pending_items=extract_pending_items(meeting_id, turns),
+        # One record: a line that settles a decision is not also left open (issue 19 item 5).
+        pending_items=[p for p in extract_pending_items(meeting_id, turns) if p.seq not in settled],
     )

@@ -35,7 +35,8 @@ from mithub.record.settle_model import (
     embedding_names,
 )
 from mithub.record.training_data import Meeting, Series, load_real, load_series, prepare
-from mithub.record.training_pairs import pair_rows, snap
+from mithub.record.decisions import listed_lines
+from mithub.record.training_pairs import meeting_values, pair_rows, snap
 from mithub.record.turn_features import vectorize
 
 # Chosen by leave-one-series-out cross-validation (benchmarks/record_decisions.py prints the grid).
@@ -43,7 +44,6 @@ EMBED_DIMS = 16
 SETTLE_L2 = 3.0
 PAIR_L2 = 1.0
 FLOOR = 0.1  # a settle probability below it is not kept even as a candidate
-WINDOW = 2  # one decision per 2 lines either side (a proposal, the settling line, a confirmation)
 
 
 @dataclass
@@ -103,15 +103,9 @@ def out_of_fold_settle(meetings: Sequence[Meeting], lookahead: int, k: int = EMB
     return out
 
 
-def listed(probs: np.ndarray, threshold: float, window: int = WINDOW) -> list[int]:
-    """Lines listed as decisions: above the threshold, the most probable one per window."""
-    chosen: list[int] = []
-    for i in np.argsort(-probs, kind="stable"):
-        if probs[i] < threshold:
-            break
-        if all(abs(int(i) - j) > window for j in chosen):
-            chosen.append(int(i))
-    return sorted(chosen)
+def listed(m: Meeting, probs: np.ndarray, threshold: float) -> list[int]:
+    """Lines listed as decisions, as `extract_decisions` lists them."""
+    return listed_lines(probs, threshold, meeting_values(m))
 
 
 def decision_scores(corpus: Corpus, oof: dict[str, np.ndarray], threshold: float) -> dict[str, float]:
@@ -119,13 +113,13 @@ def decision_scores(corpus: Corpus, oof: dict[str, np.ndarray], threshold: float
     and recall (within 2 lines of a reader's line or its support lines, one to one)."""
     found = gold = 0
     for s in corpus.series:
-        chosen = listed(oof[s.m1.meeting_id], threshold)
+        chosen = listed(s.m1, oof[s.m1.meeting_id], threshold)
         lines = [d["index"] for d in s.gold["decisions_m1"]]
         gold += len(lines)
         found += sum(any(abs(i - c) <= 1 for c in chosen) for i in lines)
     matched = shown = real_gold = 0
     for m in corpus.real:
-        chosen = listed(oof[m.meeting_id], threshold)
+        chosen = listed(m, oof[m.meeting_id], threshold)
         shown += len(chosen)
         positives = [i for i, y in enumerate(m.labels) if y == 1]
         real_gold += len(positives)
@@ -214,13 +208,14 @@ def change_scores(flags: Flags, series: Sequence[Series], threshold: float) -> d
             "false_alarm_rate": neg_flagged / neg if neg else 0.0, "flags": n_flags}
 
 
-def choose_pair_threshold(flags: Flags, series: Sequence[Series]
-                          ) -> tuple[float, list[dict[str, float]]]:
-    """The most F1 among thresholds whose pooled precision is at least 0.6 (a notice that is
-    wrong costs the team's trust)."""
+def choose_pair_threshold(flags: Flags, series: Sequence[Series]) -> tuple[float, list[dict[str, float]]]:
+    """Precision first (a wrong notice costs the team's trust): among thresholds whose pooled
+    precision is at least 0.6, those within 0.02 of the best F1 (differences below that are
+    noise on 66 changes), the most precise."""
     grid = [change_scores(flags, series, t) for t in np.round(np.arange(0.10, 0.92, 0.02), 2)]
     ok = [g for g in grid if g["precision"] >= 0.6] or grid
-    best = max(ok, key=lambda g: (round(g["f1"], 3), g["precision"]))
+    top = max(g["f1"] for g in ok)
+    best = max((g for g in ok if g["f1"] >= top - 0.02), key=lambda g: (g["precision"], g["f1"]))
     return float(best["threshold"]), grid
 
 

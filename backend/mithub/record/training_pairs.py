@@ -26,10 +26,10 @@ from mithub.record.pair_model import (
     plausible,
     split_values,
 )
-from mithub.record.training_data import Series
-from mithub.record.values import extract_values
+from mithub.record.decisions import listed_lines
+from mithub.record.training_data import Meeting, Series
+from mithub.record.values import Value, extract_values
 
-WINDOW = 2
 
 
 def snap(gold_lines: Sequence[int], line: int | None) -> int | None:
@@ -42,14 +42,13 @@ def snap(gold_lines: Sequence[int], line: int | None) -> int | None:
     return ordered[0]
 
 
-def listed_lines(probs: np.ndarray, floor: float, window: int = WINDOW) -> list[int]:
-    chosen: list[int] = []
-    for i in np.argsort(-probs, kind="stable"):
-        if probs[i] < floor:
-            break
-        if all(abs(int(i) - j) > window for j in chosen):
-            chosen.append(int(i))
-    return sorted(chosen)
+def meeting_values(m: Meeting) -> list[list[Value]]:
+    """The values of each turn (computed once per meeting)."""
+    cached = getattr(m, "_values", None)
+    if cached is None:
+        cached = [extract_values(t.text, reference=m.reference) for t in m.turns]
+        m._values = cached  # type: ignore[attr-defined]
+    return cached
 
 
 @dataclass
@@ -80,8 +79,8 @@ class SeriesPairs:
 
 
 def past_decisions(s: Series, p1: np.ndarray, floor: float) -> tuple[list[int], list[PastDecision]]:
-    lines = listed_lines(p1, floor)
     m1 = s.m1
+    lines = listed_lines(p1, floor, meeting_values(m1))
     names = sorted({t.speaker for t in m1.turns})
     past = [PastDecision(str(j), m1.turns[j].text, extract_values(m1.turns[j].text, reference=m1.reference, names=names),
                          m1.vectors[j], key_terms(m1.turns[j].text), float(p1[j]), name_tokens(m1.turns[j].text))
