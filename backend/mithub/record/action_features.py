@@ -47,6 +47,9 @@ _PROPOSITIVE_EF = frozenset({"ᆸ시다", "읍시다", "자", "자고요"})
 _QUESTION_EF = frozenset({"ᆯ까요", "을까요", "나요", "니까", "ᆸ니까", "습니까", "ᆯ까", "을까"})
 _PAST_EP = frozenset({"었", "았", "였", "ᆻ"})
 _NEG = frozenset({"안", "못"})
+# Speaking in the meeting itself (asked to explain, present, tell): a turn-taking request, not work
+# for later. A closed class of speech-act nouns and verbs, in both languages.
+_KO_SPEECH_NOUNS = frozenset({"말씀", "설명", "얘기", "이야기", "소개", "발표", "브리핑", "보고"})
 
 
 def ko_mood(tokens: Sequence[Morpheme]) -> dict[str, float]:
@@ -54,7 +57,7 @@ def ko_mood(tokens: Sequence[Morpheme]) -> dict[str, float]:
     f = dict.fromkeys(("ko_volitional", "ko_shall", "ko_request", "ko_propositive", "ko_plan",
                        "ko_past", "ko_negation", "ko_conditional", "ko_question", "ko_first_person",
                        "ko_honorific_subject", "ko_now", "ko_deadline", "ko_topic_noun", "ko_value_ro",
-                       "content_nouns"), 0.0)
+                       "content_nouns", "ko_speech"), 0.0)
     for i, (form, tag) in enumerate(tokens):
         nxt = tokens[i + 1] if i + 1 < len(tokens) else Morpheme("", "")
         prev = tokens[i - 1] if i > 0 else Morpheme("", "")
@@ -92,6 +95,8 @@ def ko_mood(tokens: Sequence[Morpheme]) -> dict[str, float]:
             f["ko_value_ro"] = 1.0  # "3개월로": a value set
         if tag in ("NNG", "NNP", "SL"):
             f["content_nouns"] += 1.0
+        if (tag == "NNG" and form in _KO_SPEECH_NOUNS) or (tag == "VV" and form in ("말하", "얘기하", "이야기하")):
+            f["ko_speech"] = 1.0
     f["content_nouns"] = math.log1p(f["content_nouns"])
     return f
 
@@ -111,6 +116,7 @@ _EN = {
     "en_now": r"\bnow\b|\bhere\b|\btoday\b",
     "en_deadline": r"\bby\b|\buntil\b|\bbefore\b|\bnext\s+(?:week|meeting|time)\b",
     "en_you": r"\byou\b",
+    "en_speech": r"\b(?:tell|explain|present|describe|walk\s+(?:us|me|them)\s+through|go\s+over|talk\s+(?:about|through)|show)\b",
     "en_meeting_deixis": r"\b(?:this|the)\s+(?:meeting|call|presentation|slide|screen)\b|\bmy\s+presentation\b",
 }
 _EN_RE = {k: re.compile(v, re.IGNORECASE) for k, v in _EN.items()}
@@ -173,7 +179,7 @@ ROLE_FEATURES = ("is_speaker", "is_doer", "is_named_other", "is_next", "is_prev"
                  "is_subject", "other_subject_named", "first_tenth", "last_three")
 CROSS_FEATURES = ("speaker_x_will", "speaker_x_request", "addressee_x_request", "doer_x_mood",
                   "next_x_request", "speaker_x_now", "speaker_x_past", "chair_x_last_fifth",
-                  "speaker_x_dated", "addressee_x_dated")
+                  "speaker_x_dated", "addressee_x_dated", "talk_now")
 FEATURE_NAMES = TURN_FEATURES + ROLE_FEATURES + CROSS_FEATURES
 
 
@@ -247,6 +253,7 @@ def pair_row(c: Candidate, turns: Sequence[Utterance], readings: Sequence[TurnRe
         "speaker_x_past": float(speaker) * max(f["ko_past"], f["en_past"]),
         "chair_x_last_fifth": chair * last_fifth, "speaker_x_dated": float(speaker) * f["dated"],
         "addressee_x_dated": addressee * max(f["dated"], next_dated),
+        "talk_now": max(f["ko_speech"], f["en_speech"]) * (1.0 - f["dated"]) * max(_asks(f), _will(f)),
     })
     return [row[k] for k in FEATURE_NAMES]
 
