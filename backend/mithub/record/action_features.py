@@ -165,9 +165,11 @@ def read_turn(turn: Utterance, names: Sequence[str], meeting_date: date) -> Turn
             doers.append(m.name)
             if _SUBJECT_AFTER.match(sentence[m.end:]):
                 subjects.append(m.name)
+    # A yes that is short or promises ("네, 금요일까지 할게요", "Sure, by Friday") accepts.
+    affirmative = cue.starts_affirmative(text)
     named = [n for n in names if n != turn.speaker_name and any(form in text for form in cue.name_forms(n))]
     return TurnReading(f, tuple(dict.fromkeys(doers)), tuple(dict.fromkeys(subjects)), tuple(named), cue.team_owner(text),
-                       cue.starts_affirmative(text), cue.is_acceptance(text))
+                       affirmative, affirmative and (len(text.split()) <= 4 or _will(f) > 0))
 
 
 # --- (line, candidate owner) rows --------------------------------------------------------------
