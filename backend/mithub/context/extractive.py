@@ -1,7 +1,8 @@
 """LLM-free summarizer that fills the same fields as the LLM one (labelled `extractive`).
 
 Salient sentences: centrality to the topic's centroid over sentence embeddings, selected with
-MMR so the summary does not repeat itself, shown in meeting order with the speaker. Decisions,
+MMR so the summary does not repeat itself, shown with the speaker: the most informative one
+first (`_informative`), the others in meeting order. Decisions,
 pending and action items come from Korean/English cue patterns; keywords are the topic's most
 frequent noun-like tokens. A recursive update treats the previous summary's sentences as
 candidates too, so earlier key content survives.
@@ -20,9 +21,12 @@ import numpy as np
 from mithub.budget import TokenBudgetManager
 from mithub.context import cues
 from mithub.context.models import TopicSegment, Utterance
+from mithub.context.speaker_context import is_question
+from mithub.context.statements import main_clause_negated
 from mithub.context.summary import SummaryResult, fit_summary
 from mithub.embedders import Embedder
 from mithub.record.actions import action_lines
+from mithub.record.values import extract_values
 from mithub.text import keyword_candidates, split_sentences
 
 _SPEAKER_LINE = re.compile(r"^(?P<speaker>[^:\n]{1,60}): (?P<text>.+)$")
@@ -128,6 +132,16 @@ def scan_cues(
     return decisions, pending, actions
 
 
+def _informative(candidate: Candidate, keywords: Sequence[str]) -> tuple[bool, int, bool, bool, int]:
+    """How much a sentence tells, to choose the summary's first line: what the topic settled
+    (a decision), then the values it names (amounts, counts, dates: the facts a reader looks
+    for), then a statement over a question ("네, 다들 들어오셨죠? 시작할게요." tells nothing)
+    and over a negated one ("기억이 안 나네요"), then the topic's key terms it holds."""
+    text = candidate.text
+    return (cues.is_decision(text), len(extract_values(text)), not is_question(text),
+            not main_clause_negated(text), len(set(keyword_candidates(text)) & set(keywords)))
+
+
 class ExtractiveSummarizer:
     """Summaries without an LLM; deterministic for the same input."""
 
@@ -171,10 +185,14 @@ class ExtractiveSummarizer:
         selected: list[Candidate],
         names: list[str],
     ) -> SummaryResult:
-        in_order = sorted(selected[:_SUMMARY_SENTENCES], key=lambda c: c.order)
-        summary = "\n".join(f"{c.speaker}: {c.text}" for c in in_order)
         decisions, pending, actions = scan_cues(utterances, names)
         prev = previous or TopicSegment(id="", name="", summary="", start_utterance_id=0, end_utterance_id=0)
+        keywords = _keywords([u.text for u in utterances], prev.keywords)
+        shown = selected[:_SUMMARY_SENTENCES]
+        # the first of equals is the most central (MMR's order)
+        lead = max(shown, key=lambda c: _informative(c, keywords), default=None)
+        in_order = [lead, *sorted((c for c in shown if c is not lead), key=lambda c: c.order)] if lead else []
+        summary = "\n".join(f"{c.speaker}: {c.text}" for c in in_order)
         return SummaryResult(
             summary=summary,
             key_points=[c.text for c in selected],
@@ -182,6 +200,6 @@ class ExtractiveSummarizer:
             pending=_dedupe([*prev.pending_items, *pending], _LIST_CAP),
             action_items=_dedupe([*prev.action_items, *actions], _LIST_CAP),
             participants=names,
-            keywords=_keywords([u.text for u in utterances], prev.keywords),
+            keywords=keywords,
             mode="extractive",
         )

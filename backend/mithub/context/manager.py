@@ -30,6 +30,7 @@ from mithub.context.restore import RestoreSizes, StoredMeeting, load_stored_meet
 from mithub.context.speaker_context import SpeakerContext
 from mithub.context.splitting import split_oversize
 from mithub.context.summary import Summarizer, SummaryResult
+from mithub.context.titles import opening_title, summary_title
 from mithub.observability import record_ingest, record_l1_update, record_topic_change, track_meeting
 from mithub.topics.detector import TopicChange, TopicDetector
 
@@ -195,9 +196,11 @@ class ContextManager:
 
         self._topic_index += 1
         self.current_topic_id = self._topic_id(self._topic_index)
-        self.current_topic = change.topic_name.strip() or f"Topic {self._topic_index}"
-        self._topic_start_seq = boundary
         buffer = self.l0_topic_buffer.utterances()
+        opening = opening_title(change.topic_name, [u.text for u in buffer if u.id >= boundary],
+                                [s.name for s in self.speaker_context.speaker_stats.values()])
+        self.current_topic = opening or change.topic_name.strip() or f"Topic {self._topic_index}"
+        self._topic_start_seq = boundary
         overlap_turns = self.config.topic_overlap_turns
         overlap = [u for u in buffer if u.id < boundary][-overlap_turns:] if overlap_turns else []
         self._topic_buffer_start_seq = overlap[0].id if overlap else boundary
@@ -234,8 +237,10 @@ class ContextManager:
         started = time.perf_counter()
         result = await self._summarizer.summarize(self.current_topic, utterances, existing, names)
         record_l1_update(reason, result.mode, time.perf_counter() - started)
-        if existing is None and self.current_topic == FIRST_TOPIC and result.keywords:
-            self._rename_current_topic(" · ".join(result.keywords[:2]))
+        title = summary_title(result, names, named=self.current_topic != FIRST_TOPIC,
+                              texts=[u.text for u in utterances])
+        if title and title != self.current_topic:
+            self._rename_current_topic(title)
         segment = self._segment_from(result, existing, utterances[-1].id, now)
         if existing is None:
             self.l1_segments.append(segment)
