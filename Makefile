@@ -5,9 +5,11 @@ BIN := $(VENV)/bin
 PIP := $(BIN)/pip --disable-pip-version-check -q
 DEMO_MEETING := examples/meetings/ko_product_planning.jsonl
 DEMO_MEETING_2 := examples/meetings/ko_product_planning_2.jsonl
+DEMO_MEETING_3 := examples/meetings/ko_product_planning_3.jsonl
 DEMO_DIR := data/demo
 DEMO_STORE := sqlite+aiosqlite:///$(DEMO_DIR)/mithub.db
 DEMO_QUESTION := 지난 회의에서 숫자 인식 오류 우선순위는 어떻게 하기로 했었죠?
+DEMO_QUESTION_3 := GPU 서버는 몇 대로 하기로 했었죠?
 DEMO_DOCS := examples/documents/company_docs.jsonl
 DEMO_DOCS_2 := examples/documents/company_docs_2.jsonl
 DEMO_DOC_QUESTION := GPU 서버 구매 금액이 1억 원을 넘으면 누가 승인하나요?
@@ -33,8 +35,9 @@ install: $(VENV)/.installed
 
 install-test: $(VENV)/.installed-test
 
-# Two meetings of one series, a week apart, in an embedded SQLite store made afresh: the
-# second one's calls also search the first (the organisation's memory).
+# Three meetings of one series, a week apart, in an embedded SQLite store made afresh: the
+# later ones' calls also search the earlier ones (the organisation's memory), and the third
+# asks about a decision the second changed (the ledger's current value leads the answer).
 demo: install
 	rm -rf $(DEMO_DIR)
 	MEMORY_CACHE_DIR=$(DEMO_DIR)/memory $(BIN)/mithub replay $(DEMO_MEETING) --meeting-id demo-ko-1 \
@@ -42,6 +45,9 @@ demo: install
 	MEMORY_CACHE_DIR=$(DEMO_DIR)/memory $(BIN)/mithub replay $(DEMO_MEETING_2) --meeting-id demo-ko-2 \
 	  --series demo-ko --started-at 2026-05-11T10:00:00+09:00 --database-url $(DEMO_STORE) --calls \
 	  --question "$(DEMO_QUESTION)"
+	MEMORY_CACHE_DIR=$(DEMO_DIR)/memory $(BIN)/mithub replay $(DEMO_MEETING_3) --meeting-id demo-ko-3 \
+	  --series demo-ko --started-at 2026-05-18T10:00:00+09:00 --database-url $(DEMO_STORE) --calls \
+	  --question "$(DEMO_QUESTION_3)"
 	$(BIN)/mithub decisions --series demo-ko --database-url $(DEMO_STORE)
 	$(BIN)/mithub actions --series demo-ko --database-url $(DEMO_STORE)
 	$(BIN)/mithub index build --input $(DEMO_DOCS) --out $(DEMO_DIR)/index

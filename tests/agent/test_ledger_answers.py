@@ -14,11 +14,11 @@ import pytest
 from mithub.agent.runtime import open_agent_runtime
 from mithub.cli import main
 
-from .conftest import EXAMPLES, replay_with_calls
+from .conftest import EXAMPLES, makefile_setting, replay_with_calls
 
-# Asked in the third meeting's own file (its sixth line), about the GPU servers: four in the
-# first meeting, three in the second (the change the second meeting's facts file plants).
-QUESTION = "GPU 서버는 몇 대로 하기로 했었죠?"
+# The demo's question in its third meeting (asked there too, its sixth line), about the GPU
+# servers: four in the first meeting, three in the second (the change its facts file plants).
+QUESTION = makefile_setting("DEMO_QUESTION_3")
 THIRD = ("ko_product_planning_3", "demo-ko-3", "2026-05-18T10:00:00+09:00")
 
 

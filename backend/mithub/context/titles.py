@@ -102,9 +102,10 @@ def subject_title(sources: Sequence[Sequence[str]], key_terms: Sequence[str], *,
                   role_first: bool = ROLE_FIRST) -> str | None:
     """The title of a topic: from the first group of `sources` (decisions, key sentences, then
     all its turns) that has a phrase holding a key term or a decision's subject. Ranked by
-    what a statement is about (a topic- or subject-marked phrase, `role_first`), the weight of
-    the key terms it holds (the first key term counts most), then how many sentences of the
-    topic share its words."""
+    what a statement is about (a topic- or subject-marked phrase, `role_first`), then a phrase
+    of several words over a single noun (a lone "비용" or "금요일" names no subject), the
+    weight of the key terms it holds (the first key term counts most), then how many
+    sentences of the topic share its words."""
     names_ = _name_terms(names)
     weight = {t: 1.0 / (1 + rank) for rank, t in enumerate(key_terms) if t not in names_}
     everything = [set(content_tokens(s)) for group in sources for s in group]
@@ -118,7 +119,7 @@ def subject_title(sources: Sequence[Sequence[str]], key_terms: Sequence[str], *,
             if not terms or not held and not subject:
                 continue
             support = sum(1 for said in everything if terms & said)
-            rank = (subject, held, support, -position)
+            rank = (subject, " " in phrase, held, support, -position)
             if best is None or rank > best:
                 best, title = rank, phrase
         if title is not None:
