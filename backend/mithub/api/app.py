@@ -113,10 +113,11 @@ def create_app(runtime: AgentRuntime, config: APIConfig) -> FastAPI:
         return await runtime.repository.list_series()
 
     @app.get("/v1/series/{series_id}/decisions", dependencies=auth)
-    async def series_decisions(series_id: SeriesId) -> dict[str, Any]:
+    async def series_decisions(series_id: SeriesId, candidates: bool = False) -> dict[str, Any]:
         """The series' decisions (active, or changed with a link to the change) and the
-        changes made to them, in the shape of `mithub decisions --json`."""
-        return decisions_document(await series_ledger(runtime.repository, series_id))
+        changes made to them, in the shape of `mithub decisions --json`; `?candidates=true`
+        adds the decisions and changes below the models' confidence thresholds."""
+        return decisions_document(await series_ledger(runtime.repository, series_id), candidates=candidates)
 
     @app.get("/v1/series/{series_id}/actions", dependencies=auth)
     async def series_actions(series_id: SeriesId, candidates: bool = False) -> dict[str, Any]:

@@ -6,7 +6,12 @@ value normalisation, and changes to past decisions of the series.
               percents, durations, times, dates, names in Korean and English)
 - `dates`     resolve_date_expressions against the meeting's local date
 - `stance`    the cues shared by decisions and changes (settled, proposed, hypothetical, …)
-- `decisions` extract_decisions(meeting_id, utterances, started_at)
+- `turn_features` the shared turn features of the learned models (kiwi mood and morpheme
+              tags, English modality, value kinds, next-turn agreement, speaker role)
+- `settle_model`, `pair_model`  the fitted decision-settling turn and change pair models
+              (weights in `weights/`, retrained by `python -m mithub.record.training decisions`)
+- `decisions` extract_decisions(meeting_id, utterances, started_at): decisions with a
+              confidence; below the threshold, candidates
 - `changes`   ChangeDetector(embedder, decisions, …).check(utterance, previous_lines)
 
 Modules are imported on use: Korean morphology loads on first call, not on import.

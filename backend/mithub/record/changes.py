@@ -30,6 +30,7 @@ from mithub.record.pair_model import (
     LineView,
     PairModel,
     PastDecision,
+    choice_phrases,
     key_terms,
     line_cues,
     name_tokens,
@@ -98,7 +99,7 @@ class ChangeDetector:
             reference = self._meeting_dates.get(decision.meeting_id)
             self._past.append(PastDecision(decision.id, decision.quote, decision_values(decision, self.names, reference),
                                            vector, key_terms(decision.quote), decision.confidence,
-                                           name_tokens(decision.quote)))
+                                           name_tokens(decision.quote), choice_phrases(decision.quote)[0]))
             self._decisions.append(decision)
 
     def mark_changed(self, decision_id: str) -> None:
@@ -136,7 +137,7 @@ class ChangeDetector:
         context = np.vstack(self._vectors[-3:-1]).mean(axis=0) if len(self._vectors) > 1 else None
         context_values = [v for t, i in before for v in split_values(t.text, i.values)[0]]
         return settle, LineView(turn.text, new, old, vector, context, terms, settle, line_cues(turn.text),
-                                context_values, name_tokens(turn.text))
+                                context_values, name_tokens(turn.text), *choice_phrases(turn.text))
 
     def check(self, utterance: Utterance, previous_lines: Sequence[Utterance] = ()) -> DecisionChange | None:
         """The change this line makes to a past decision (`candidate=True` below the

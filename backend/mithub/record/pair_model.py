@@ -50,6 +50,7 @@ class PastDecision:
     terms: set[str]
     confidence: float
     names: set[str] = field(default_factory=set)
+    chosen: set[str] = field(default_factory=set)  # the option the decision chose (choice_phrases)
 
 
 @dataclass
@@ -66,6 +67,8 @@ class LineView:
     cues: dict[str, float]
     context_values: list[Value] = field(default_factory=list)  # new values of the two lines before
     names: set[str] = field(default_factory=set)
+    chosen: set[str] = field(default_factory=set)
+    rejected: set[str] = field(default_factory=set)
 
 
 _EN_CAPITAL = re.compile(r"(?<![\w'’])([A-Z][A-Za-z0-9-]{2,})")
@@ -81,6 +84,40 @@ def name_tokens(text: str) -> set[str]:
         return {m.lower() for m, t in korean_morphemes(text) if t in {"NNP", "SL"} and len(m) >= 2}
     return {w.lower() for w in _EN_CAPITAL.findall(text)
             if w.lower() not in ENGLISH_STOPWORDS and w.lower() not in _NOT_NAME_WORDS}
+
+
+_PHRASE_TAGS = frozenset({"NNG", "NNP", "SL", "SN", "SO", "XSN", "NR"})
+
+
+def choice_phrases(text: str) -> tuple[set[str], set[str]]:
+    """(options chosen, options turned down) of a Korean line, by kiwi tags: the noun phrase
+    before "(으)로 + verb" is chosen ("코드링크 CL-9로 갈게요"); the one before 대신/말고 is turned
+    down ("스캔메이트 대신", "둔치 말고"). Joined without spaces, so kiwi's splits do not matter."""
+    if not has_hangul(text):
+        return set(), set()
+    from mithub.record.turn_features import korean_morphemes
+
+    morphs = korean_morphemes(text)
+    chosen: set[str] = set()
+    rejected: set[str] = set()
+    for i, (form, tag) in enumerate(morphs):
+        choose = tag == "JKB" and form in {"로", "으로"} and any(t in {"VV", "XSV"} for _, t in morphs[i + 1:i + 3])
+        reject = (form, tag) == ("대신", "NNG") or (form == "말" and tag in {"VV", "VX"} and
+                                                   i + 1 < len(morphs) and morphs[i + 1][0] == "고")
+        if not (choose or reject):
+            continue
+        k = i
+        while k > 0 and morphs[k - 1][1] in _PHRASE_TAGS and morphs[k - 1][0] != "대신":
+            k -= 1
+        phrase = "".join(m for m, _ in morphs[k:i]).lower()
+        if len(phrase) >= 2:
+            (chosen if choose else rejected).add(phrase)
+    return chosen, rejected
+
+
+def _same_option(a: str, b: str) -> bool:
+    short, long = sorted((a, b), key=len)
+    return short == long or (len(short) >= 2 and (long.startswith(short) or long.endswith(short)))
 
 
 def key_terms(text: str) -> set[str]:
@@ -143,9 +180,13 @@ def pair_features(line: LineView, past: Sequence[PastDecision]) -> list[dict[str
         name_cited = bool(line.names & d.names)
         name_new = bool(d.names) and bool(line.names - d.names)
         differ_only = float(differs and not agree)
+        old_choice = any(_same_option(a, b) for a in line.rejected for b in d.chosen)
+        same_choice = any(_same_option(a, b) for a in line.chosen for b in d.chosen)
         f = {
             "settle": line.settle, "decision_confidence": d.confidence,
             "context_type_match": float(bool(ctx)), "context_values_differ": float(ctx_differs),
+            "choice_turned_down": float(old_choice), "choice_other": float(bool(line.chosen and d.chosen) and not same_choice),
+            "choice_same": float(same_choice),
             "name_cited": float(name_cited), "name_new": float(name_new), "name_swap": float(name_cited and name_new),
             "differ_x_cosine": differ_only * cosines[i], "differ_x_settle": differ_only * line.settle,
             "context_differ_x_settle": float(ctx_differs and not comp) * line.settle,
@@ -173,7 +214,7 @@ def plausible(row: dict[str, float]) -> bool:
     type, names something, or negates (a cancellation). Other pairs are no change (probability
     0), and the model is fitted on plausible pairs only, so it learns to tell those apart."""
     return bool(row["type_match"] or row["context_type_match"] or row["name_new"] or row["name_cited"]
-                or row["line_negated"])
+                or row["line_negated"] or row["choice_turned_down"] or row["choice_other"])
 
 
 class PairModel:

@@ -19,6 +19,7 @@ from mithub.record.pair_model import (
     PAIR_FEATURES,
     LineView,
     PastDecision,
+    choice_phrases,
     key_terms,
     line_cues,
     name_tokens,
@@ -83,7 +84,8 @@ def past_decisions(s: Series, p1: np.ndarray, floor: float) -> tuple[list[int], 
     lines = listed_lines(p1, floor, meeting_values(m1))
     names = sorted({t.speaker for t in m1.turns})
     past = [PastDecision(str(j), m1.turns[j].text, extract_values(m1.turns[j].text, reference=m1.reference, names=names),
-                         m1.vectors[j], key_terms(m1.turns[j].text), float(p1[j]), name_tokens(m1.turns[j].text))
+                         m1.vectors[j], key_terms(m1.turns[j].text), float(p1[j]), name_tokens(m1.turns[j].text),
+                         choice_phrases(m1.turns[j].text)[0])
             for j in lines]
     return lines, past
 
@@ -98,7 +100,7 @@ def line_view(s: Series, i: int, p2: np.ndarray) -> LineView:
     terms = key_terms(text) | set().union(*(key_terms(t) for t in before))
     context_values = [v for t in before for v in split_values(t, extract_values(t, reference=m2.reference, names=names))[0]]
     return LineView(text, new, old, m2.vectors[i], context, terms, float(p2[i]), line_cues(text),
-                    context_values, name_tokens(text))
+                    context_values, name_tokens(text), *choice_phrases(text))
 
 
 def pair_rows(s: Series, p1: np.ndarray, p2: np.ndarray, floor: float) -> SeriesPairs:
