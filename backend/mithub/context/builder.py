@@ -33,14 +33,13 @@ from mithub.context.allocation import (
     terms_of,
 )
 from mithub.context.formatting import format_context_as_system_prompt, segment_lines, topic_label, utterance_line
-from mithub.context.ledger_evidence import lead_with_current, ledger_changes, mark_past
+from mithub.context.ledger_evidence import Ledger, consult_ledger
 from mithub.context.manager import ContextManager
 from mithub.context.past_cues import asks_about_past
 from mithub.context.models import (
     AgentCallType,
     AgentContext,
     DocumentPassage,
-    LedgerChange,
     Participant,
     PastExcerpt,
     PastTopic,
@@ -50,7 +49,6 @@ from mithub.context.models import (
 )
 from mithub.context.transcript_index import TranscriptIndex, query_terms
 from mithub.embedders import Embedder
-from mithub.record.models import Decision, DecisionChange
 from mithub.observability import record_context_built
 
 
@@ -58,13 +56,6 @@ class DocumentSearch(Protocol):
     """Documents and past meetings (the hybrid retriever, adapted by the agent layer)."""
 
     def search_passages(self, query: str, top_k: int) -> list[DocumentPassage]: ...
-
-
-class Ledger(Protocol):
-    """The series ledger (`record.ledger.SeriesLedger`): decisions and the changes to them."""
-
-    decisions: Sequence[Decision]
-    changes: Sequence[DecisionChange]
 
 
 class PastMeetingSearch(Protocol):
@@ -183,8 +174,11 @@ class ContextBuilder:
         past_spent = sum(t.tokens for t in past_topics) + sum(e.tokens for e in past_excerpts)
         excerpts, documents = self._evidence(call_type, query, transcript, recent,
                                              evidence_budget - past_spent)
-        past_excerpts, excerpts, changes = self._consult_ledger(ledger, manager.meeting_id, transcript,
-                                                                recent, past_excerpts, excerpts)
+        past_excerpts, excerpts, changes = consult_ledger(
+            ledger, manager.meeting_id, transcript.utterances if transcript is not None else [],
+            {u.id for u in recent}, past_excerpts, excerpts,
+            past_turn=getattr(self.past, "past_turn", None) or (lambda _m, _s: None),
+            turn_cost=lambda u: self.lines_cost([utterance_line(u)]) + 1)
         past_spent = sum(t.tokens for t in past_topics) + sum(e.tokens for e in past_excerpts)
         spent = recent_spent + past_spent + sum(e.tokens for e in excerpts) \
             + self.lines_cost([f"[D0] {d.source}: {d.text}" for d in documents])
@@ -214,33 +208,6 @@ class ContextBuilder:
         return ctx
 
     # ------------------------------------------------------------------ parts
-
-    def _consult_ledger(
-        self, ledger: Ledger | None, meeting_id: str, transcript: TranscriptIndex | None, recent: list[Utterance],
-        past: list[PastExcerpt], today: list[TranscriptExcerpt],
-    ) -> tuple[list[PastExcerpt], list[TranscriptExcerpt], list[LedgerChange]]:
-        """The ledger as of the meeting's latest turn: changed decisions among the past
-        turns are marked and their current values' turns put first."""
-        if ledger is None or not past or not ledger.changes:
-            return past, today, []
-        turns = transcript.utterances if transcript is not None else []
-        as_of = turns[-1].absolute_timestamp if turns else None
-        changed = ledger_changes(ledger.decisions, ledger.changes, as_of=as_of,
-                                 zone=past[0].meeting.started_at.tzinfo)
-        past, found = mark_past(past, changed)
-        if not found:
-            return past, today, []
-        by_seq = {u.id: u for u in turns}
-
-        def today_turn(seq: int) -> TranscriptExcerpt | None:
-            u = by_seq.get(seq)
-            return None if u is None else TranscriptExcerpt(
-                utterances=[u], said=[u.text], score=1.0, tokens=self.lines_cost([utterance_line(u)]) + 1)
-
-        past_turn = getattr(self.past, "past_turn", lambda _m, _s: None)
-        past, today = lead_with_current(found, meeting_id, past, today, {u.id for u in recent},
-                                        past_turn=past_turn, today_turn=today_turn)
-        return past, today, found
 
     @staticmethod
     def _participants(manager: ContextManager) -> list[Participant]:

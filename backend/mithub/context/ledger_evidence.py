@@ -15,10 +15,44 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime, tzinfo
+from typing import Protocol
 
-from mithub.context.models import LedgerChange, PastExcerpt, TranscriptExcerpt
+from mithub.context.models import LedgerChange, PastExcerpt, TranscriptExcerpt, Utterance
 from mithub.record.models import Decision, DecisionChange
 from mithub.record.values import display_text, extract_values
+
+
+class Ledger(Protocol):
+    """The series ledger (`record.ledger.SeriesLedger`): decisions and the changes to them."""
+
+    decisions: Sequence[Decision]
+    changes: Sequence[DecisionChange]
+
+
+def consult_ledger(
+    ledger: Ledger | None, meeting_id: str, turns: Sequence[Utterance], shown_today: set[int],
+    past: list[PastExcerpt], today: list[TranscriptExcerpt], *,
+    past_turn: Callable[[str, int], PastExcerpt | None], turn_cost: Callable[[Utterance], int],
+) -> tuple[list[PastExcerpt], list[TranscriptExcerpt], list[LedgerChange]]:
+    """A call's evidence under the ledger as of the meeting's latest turn (`turns`, today's
+    transcript): changed decisions among the past turns are marked, and their current values'
+    turns put first (`past_turn` finds a past one, `turn_cost` prices one of today's)."""
+    if ledger is None or not past or not ledger.changes:
+        return past, today, []
+    as_of = turns[-1].absolute_timestamp if turns else None
+    changed = ledger_changes(ledger.decisions, ledger.changes, as_of=as_of, zone=past[0].meeting.started_at.tzinfo)
+    past, found = mark_past(past, changed)
+    if not found:
+        return past, today, []
+    by_seq = {u.id: u for u in turns}
+
+    def today_turn(seq: int) -> TranscriptExcerpt | None:
+        u = by_seq.get(seq)
+        return None if u is None else TranscriptExcerpt(utterances=[u], said=[u.text], score=1.0, tokens=turn_cost(u))
+
+    past, today = lead_with_current(found, meeting_id, past, today, shown_today,
+                                    past_turn=past_turn, today_turn=today_turn)
+    return past, today, found
 
 
 def note(change: LedgerChange) -> str:
