@@ -279,8 +279,24 @@ def _task(item: _Item, meeting_date: date) -> str:
     task = task[: end.end()] if end else task
     for m in reversed(resolve_date_expressions(task, meeting_date)):  # the due is its own field
         task = task[: m.start] + task[m.end:]
-    task = _TRAIL.sub("", " ".join(task.split()).strip(" ,."))
-    return condense(task or best.strip(), 120)
+    task = _main_clause(_TRAIL.sub("", " ".join(task.split()).strip(" ,.")), item.kind == "commit")
+    return condense(task or best.strip(), 100)
+
+
+def _main_clause(text: str, commit: bool) -> str:
+    """Of a sentence's comma-separated clauses ("자료는 다 모였고, 금요일까지 정리해서 드릴게요"),
+    the one that carries the promise or the request (by its mood), else the whole text."""
+    from mithub.record.action_features import en_mood, ko_mood
+    from mithub.text.korean import morphemes
+    from mithub.text.tokens import has_hangul
+
+    clauses = [c.strip() for c in re.split(r"[,;]\s+", text) if c.strip()]
+    if len(clauses) < 2:
+        return text
+    wanted = ("ko_volitional", "ko_shall", "ko_plan", "en_first_future", "en_we_future") if commit else (
+        "ko_request", "ko_propositive", "en_request", "en_you_modal")
+    moody = [c for c in clauses if any((ko_mood(morphemes(c)) if has_hangul(c) else en_mood(c)).get(k) for k in wanted)]
+    return moody[-1] if len(moody) == 1 else text
 
 
 def _to_action_item(meeting_id: str, item: _Item, turns: list[Utterance], meeting_date: date,
