@@ -24,7 +24,6 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import NpyEmbeddingCache, REPO_ROOT, markdown_table, publish  # noqa: E402
-from segmentation_metrics import MeetingScore, average, evenly_spaced, score_meeting  # noqa: E402
 
 from mithub.cli.segment import SegmentationMeeting, utterances_from_turns  # noqa: E402
 from mithub.config import ContextConfig  # noqa: E402
@@ -32,6 +31,7 @@ from mithub.embedders import load_embedder  # noqa: E402
 from mithub.jsonl import LineErrors, iter_json_lines  # noqa: E402
 from mithub.observability import configure_logging  # noqa: E402
 from mithub.topics.detector import TopicDetector, detect_boundaries  # noqa: E402
+from mithub.topics.metrics import MeetingScore, average, evenly_spaced, score_meeting  # noqa: E402
 
 DATA = REPO_ROOT.parent / "shared" / "benchmarks" / "data" / "segmentation" / "qmsum_train.jsonl"
 SECTION = "Topic segmentation (QMSum train, online TopicDetector)"

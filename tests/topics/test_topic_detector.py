@@ -22,6 +22,12 @@ def detector(embedder) -> TopicDetector:
     return TopicDetector(ContextConfig(), embedder)
 
 
+@pytest.fixture
+def shift_detector(embedder) -> TopicDetector:
+    """The semantic-shift detector alone (what runs when the boundary model's weights are gone)."""
+    return TopicDetector(ContextConfig(), embedder, boundary_model=None)
+
+
 def two_topics():
     """30 turns about the marketing budget, then 30 about hiring: the new topic starts at 31."""
     return meeting(topic_turns(BUDGET, 30), topic_turns(HIRING, 30, offset=1))
@@ -74,7 +80,8 @@ async def observe_all(detector, utterances):
     return out
 
 
-async def test_two_topic_meeting_yields_one_boundary_in_the_past(detector):
+async def test_two_topic_meeting_yields_one_boundary_in_the_past(shift_detector):
+    detector = shift_detector
     reported = await observe_all(detector, two_topics())
 
     assert len(reported) == 1
@@ -86,12 +93,12 @@ async def test_two_topic_meeting_yields_one_boundary_in_the_past(detector):
     assert "채용" in change.topic_name
 
 
-async def test_a_topic_starts_at_its_first_turn_not_in_the_backchannel_before_it(detector):
+async def test_a_topic_starts_at_its_first_turn_not_in_the_backchannel_before_it(shift_detector):
     lull = [("lee", "이지은", "네"), ("park", "박서준", "음"), ("kim", "김민수", "네 맞아요"),
             ("lee", "이지은", "그렇죠"), ("park", "박서준", "네")]
     utterances = meeting(topic_turns(BUDGET, 30), lull, topic_turns(HIRING, 30, offset=1))
 
-    changes = await detect_boundaries(detector, utterances)
+    changes = await detect_boundaries(shift_detector, utterances)
 
     assert [c.boundary_seq for c in changes] == [36]  # the first hiring turn, after the lull
 
@@ -103,7 +110,7 @@ async def test_single_topic_meeting_has_no_boundary(detector):
 async def test_boundaries_strictly_increase_and_never_at_the_first_turn(embedder):
     # Without the raise per boundary found: the third topic returns to the first one, which the
     # detector's memory still holds, so its evidence is weaker than the first change's.
-    detector = TopicDetector(ContextConfig(topic_boundary_step=0.0), embedder)
+    detector = TopicDetector(ContextConfig(topic_boundary_step=0.0), embedder, boundary_model=None)
     changes = await detect_boundaries(detector, three_topics())
 
     seqs = [c.boundary_seq for c in changes]
@@ -112,32 +119,36 @@ async def test_boundaries_strictly_increase_and_never_at_the_first_turn(embedder
 
 
 async def test_each_boundary_found_raises_the_bar_for_the_next(embedder):
-    detector = TopicDetector(ContextConfig(topic_boundary_step=0.0), embedder)
+    detector = TopicDetector(ContextConfig(topic_boundary_step=0.0), embedder, boundary_model=None)
     loose = await detect_boundaries(detector, three_topics())
-    strict = await detect_boundaries(TopicDetector(ContextConfig(), embedder), three_topics())
+    strict = await detect_boundaries(TopicDetector(ContextConfig(), embedder, boundary_model=None), three_topics())
 
     assert [c.boundary_seq for c in strict] == [c.boundary_seq for c in loose][:1]
     assert "threshold 0.60" in strict[0].reason
 
 
-async def test_state_of_an_older_detector_is_dropped_not_fatal(embedder):
-    detector = TopicDetector(ContextConfig(), embedder)
+@pytest.mark.parametrize("model", ["shipped", None])
+async def test_state_of_an_older_detector_is_dropped_not_fatal(embedder, model):
+    detector = TopicDetector(ContextConfig(), embedder, boundary_model=model)
     detector.load_state({"shift": {"version": 1}, "llm_names": []}, two_topics()[:40])
 
-    assert await detect_boundaries(detector, two_topics()) != []
+    fresh = TopicDetector(ContextConfig(), embedder, boundary_model=model)
+    assert await detect_boundaries(detector, two_topics()) == await detect_boundaries(fresh, two_topics())
 
 
 @pytest.mark.parametrize("split", [20, 45, 80])
-async def test_restored_detector_behaves_like_one_that_never_stopped(embedder, split):
+@pytest.mark.parametrize("model", ["shipped", None])
+async def test_restored_detector_behaves_like_one_that_never_stopped(embedder, split, model):
     utterances = three_topics()
-    uninterrupted = await detect_boundaries(TopicDetector(ContextConfig(), embedder), utterances)
+    uninterrupted = await detect_boundaries(TopicDetector(ContextConfig(), embedder, boundary_model=model), utterances)
 
-    first = TopicDetector(ContextConfig(), embedder)
+    first = TopicDetector(ContextConfig(), embedder, boundary_model=model)
     changes = [c for _, c in await observe_all(first, utterances[:split])]
     state = json.loads(json.dumps(first.state_dict()))  # what the store keeps
-    restored = TopicDetector(ContextConfig(), embedder)
+    restored = TopicDetector(ContextConfig(), embedder, boundary_model=model)
     restored.load_state(state, utterances[:split][-restored.history_turns:])
     changes += [c for _, c in await observe_all(restored, utterances[split:])]
+    changes += await restored.finish()
 
     assert changes == uninterrupted
 

@@ -57,8 +57,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "ignored), or a transcript file, one turn a line (as `mithub replay` reads), as one "
         "meeting named after the file; writes one line per meeting: "
         '{"meeting_id": ..., "boundaries": [0-based indices of turns that start a new topic]}. '
-        "The detector is the live one: semantic shift + Korean/English cue phrases, plus the "
-        "LLM check when LLM_BASE_URL is set (LLM-free otherwise). Malformed lines are reported "
+        "The detector is the live one: the topic boundary model fitted on data (embedding shift, "
+        "lexical cohesion, speakers, Korean/English cue phrases), plus the LLM check when "
+        "LLM_BASE_URL is set (LLM-free otherwise). Malformed lines are reported "
         "with their line number and skipped.",
     )
     parser.add_argument("--batch", type=Path, required=True, metavar="MEETINGS.jsonl",

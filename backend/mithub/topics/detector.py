@@ -1,5 +1,10 @@
 """TopicDetector (seed 002 §3.4, §10.2.5): where does a new topic start?
 
+The boundary model fitted on data (topics/boundary.py, weights in topics/weights/) scores each
+turn from embedding shift, lexical cohesion, speakers, cue phrases and decisions, and picks the
+peaks. When its weights are missing or unreadable, the error names the command that rebuilds
+them and the meeting goes on with the hand-set semantic-shift score below.
+
 Three kinds of evidence meet in one online score per turn (topics/semantic_shift.py):
 - the semantic shift from the meeting so far (a decayed memory of it) to the turns from this one
   on (embeddings, content words, speakers), plus the substance of the turns, in running standard
@@ -15,16 +20,17 @@ A boundary is reported `lookahead` turns after it starts, with a confidence and 
 from __future__ import annotations
 
 import asyncio
-import math
 from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 import structlog
 from pydantic import BaseModel, field_validator
 
 from mithub.config import ContextConfig
+from mithub.context.cues import is_decision
 from mithub.context.models import Utterance
 from mithub.context.prompts.topic_detection import (
     TOPIC_DETECTION_RECENT_TURNS,
@@ -33,10 +39,11 @@ from mithub.context.prompts.topic_detection import (
     topic_detection_prompt,
 )
 from mithub.embedders import Embedder
-from mithub.errors import LLMError, LLMOutputError
+from mithub.errors import LLMError, LLMOutputError, ModelLoadError
 from mithub.llm import LLMClient
 from mithub.llm.json_output import parse_into
 from mithub.text import keyword_candidates
+from mithub.topics.boundary import BoundaryDecision, BoundaryDetector, BoundaryModel
 from mithub.topics.cues import cue_strength, has_topic_cue
 from mithub.topics.semantic_shift import SemanticShiftDetector, ShiftDecision, ShiftParams
 from mithub.topics.turns import TurnFeatures, content_terms, spoken_text
@@ -87,10 +94,24 @@ def parse_topic_verdict(text: str) -> TopicVerdict | None:
         return None
 
 
+def load_boundary_model(path: Path | None = None) -> BoundaryModel | None:
+    """The fitted boundary model, or None after logging why (the detector then falls back)."""
+    try:
+        return BoundaryModel.load(path)
+    except ModelLoadError as exc:
+        logger.error("topic_boundary_model_unavailable", error=str(exc),
+                     fallback="cue phrases + semantic shift")
+        return None
+
+
 class TopicDetector:
     def __init__(
-        self, config: ContextConfig, embedder: Embedder, llm: LLMClient | None = None
+        self, config: ContextConfig, embedder: Embedder, llm: LLMClient | None = None,
+        *, boundary_model: BoundaryModel | Path | Literal["shipped"] | None = "shipped",
     ) -> None:
+        """`boundary_model`: the shipped weights (default), a weights file, a model, or None for
+        the semantic-shift detector alone. Weights that cannot be loaded are logged as an error
+        naming the command that rebuilds them, and the semantic-shift detector takes over."""
         self._config = config
         self._embedder = embedder
         self._llm = llm
@@ -109,19 +130,29 @@ class TopicDetector:
             peak_radius_turns=config.topic_peak_radius_turns,
             cue_weight=config.topic_cue_weight if config.topic_quick_check_enabled else 0.0,
         )
-        self._shift = SemanticShiftDetector(self._params)
+        model = (boundary_model if boundary_model is None or isinstance(boundary_model, BoundaryModel)
+                 else load_boundary_model(None if boundary_model == "shipped" else boundary_model))
+        self._shift: SemanticShiftDetector | BoundaryDetector = (
+            SemanticShiftDetector(self._params) if model is None
+            else BoundaryDetector(model, use_cues=config.topic_quick_check_enabled)
+        )
         self._recent: deque[Utterance] = deque(maxlen=self.history_turns)
         self._llm_names: dict[int, str] = {}  # seq -> topic name the LLM proposed there
 
     @property
     def lookahead(self) -> int:
         """Max number of turns between a boundary and the observe() call that reports it."""
-        return self._params.lookahead
+        return self._shift.lookahead
+
+    @property
+    def uses_model(self) -> bool:
+        """Whether the fitted boundary model decides (False: the semantic-shift fallback)."""
+        return isinstance(self._shift, BoundaryDetector)
 
     @property
     def history_turns(self) -> int:
         """How many past utterances `load_state` needs."""
-        return max(self._params.history_turns, self.lookahead + 1, TOPIC_DETECTION_RECENT_TURNS)
+        return max(self._shift.history_turns, self.lookahead + 1, TOPIC_DETECTION_RECENT_TURNS)
 
     def quick_check(self, text: str) -> bool:
         """A cue phrase announcing a new topic is present (Korean or English)."""
@@ -140,15 +171,20 @@ class TopicDetector:
         """Feed the next utterance (seq order); a TopicChange when a boundary is settled."""
         features = await asyncio.to_thread(self._features, utterance)
         self._recent.append(utterance)
-        decision = self._shift.push(features)
+        decisions = _as_list(self._shift.push(features))
         if self._llm_names:  # names of turns already decided can no longer be used
             settled = utterance.id - self.lookahead
             self._llm_names = {s: n for s, n in self._llm_names.items() if s >= settled}
         if self._llm is not None and self._llm_due(features):
             await self._ask_llm(current_topic, current_summary)
-        if decision is None:
+        if not decisions:
             return None
-        return await asyncio.to_thread(self._change, decision)
+        return await asyncio.to_thread(self._change, decisions[0])
+
+    async def finish(self) -> list[TopicChange]:
+        """The meeting ended: decide the turns still waiting for their lookahead."""
+        decisions = _as_list(self._shift.finish())
+        return [await asyncio.to_thread(self._change, d) for d in decisions]
 
     # ------------------------------------------------------------------ features
 
@@ -162,6 +198,7 @@ class TopicDetector:
             terms=terms,
             vector=vector,
             cue=cue_strength(text),
+            decision=float(is_decision(text)),
         )
 
     # ------------------------------------------------------------------ LLM
@@ -209,14 +246,13 @@ class TopicDetector:
 
     # ------------------------------------------------------------------ decisions
 
-    def _change(self, decision: ShiftDecision) -> TopicChange:
+    def _change(self, decision: ShiftDecision | BoundaryDecision) -> TopicChange:
         own = self._shift.cue_at(decision.position)[0]
         detector: DetectorKind = "semantic"
         if decision.novelty <= decision.threshold:
             keyword = decision.cue - decision.llm_cue
             detector = "llm" if decision.llm_cue > keyword else "keyword"
-        # At the threshold the confidence is 0.5; two standard deviations above it, 0.98.
-        confidence = 1.0 / (1.0 + math.exp(-2.0 * (decision.score - decision.threshold)))
+        confidence = decision.confidence
         name = self._llm_names.get(decision.seq) or self._keyword_name(decision.seq, own >= 1.0)
         self._llm_names = {s: n for s, n in self._llm_names.items() if s > decision.seq}
         logger.info(
@@ -225,10 +261,12 @@ class TopicDetector:
             boundary_seq=decision.seq,
             confidence=round(confidence, 3),
         )
-        reason = (
-            f"novelty {decision.novelty:.2f} sd above this meeting's running mean"
-            f" + cue bonus {decision.cue:.2f} (threshold {decision.threshold:.2f})"
-        )
+        if isinstance(decision, BoundaryDecision):
+            reason = (f"boundary model logit {decision.score:.2f} (cue phrases {decision.cue:.2f})"
+                      f" above its threshold {decision.threshold:.2f}")
+        else:
+            reason = (f"novelty {decision.novelty:.2f} sd above this meeting's running mean"
+                      f" + cue bonus {decision.cue:.2f} (threshold {decision.threshold:.2f})")
         return TopicChange(decision.seq, confidence, detector, name, reason)
 
     def _keyword_name(self, boundary_seq: int, announced: bool) -> str:
@@ -280,11 +318,20 @@ class TopicDetector:
             )
 
 
+def _as_list(
+    decisions: ShiftDecision | BoundaryDecision | list[BoundaryDecision] | list[ShiftDecision] | None,
+) -> list[ShiftDecision | BoundaryDecision]:
+    if decisions is None:
+        return []
+    return list(decisions) if isinstance(decisions, list) else [decisions]
+
+
 async def detect_boundaries(
     detector: TopicDetector, utterances: Sequence[Utterance]
 ) -> list[TopicChange]:
     """Run a whole meeting through `detector` as the ContextManager does: every utterance in
-    seq order, each reported change accepted. Texts are embedded in batches first."""
+    seq order, each reported change accepted; at the end the turns still inside the lookahead
+    are decided too (the meeting is over). Texts are embedded in batches first."""
     await asyncio.to_thread(detector.prepare, utterances)
     changes: list[TopicChange] = []
     current_topic = ""
@@ -293,4 +340,4 @@ async def detect_boundaries(
         if change is not None:
             changes.append(change)
             current_topic = change.topic_name
-    return changes
+    return changes + await detector.finish()

@@ -105,6 +105,11 @@ class ShiftDecision:
     threshold: float = 0.0  # what the score had to exceed (sigma + the raise for past boundaries)
     llm_cue: float = 0.0  # the LLM's share of `cue`
 
+    @property
+    def confidence(self) -> float:
+        # At the threshold 0.5; two standard deviations above it, 0.98.
+        return 1.0 / (1.0 + math.exp(-2.0 * (self.score - self.threshold)))
+
 
 class SemanticShiftDetector:
     """Feed turns in order with `push`; it returns a ShiftDecision `lookahead` turns after the
@@ -125,6 +130,18 @@ class SemanticShiftDetector:
     @property
     def turns_seen(self) -> int:
         return self._seen
+
+    @property
+    def lookahead(self) -> int:
+        return self.params.lookahead
+
+    @property
+    def history_turns(self) -> int:
+        return self.params.history_turns
+
+    def finish(self) -> list[ShiftDecision]:
+        """The end of a meeting: this detector never decides on a truncated window."""
+        return []
 
     def add_cue(self, seqs: Iterable[int], strength: float) -> list[int]:
         """Add outside evidence (the LLM's verdict) to recent turns not yet decided; returns

@@ -39,7 +39,8 @@ class TurnFeatures:
     speaker: str
     terms: tuple[str, ...]
     vector: np.ndarray | None
-    cue: float = 0.0
+    cue: float = 0.0  # topic cue phrase strength (topics/cues.py)
+    decision: float = 0.0  # 1.0 when the turn states a decision (context/cues.py)
 
     @property
     def embedding_weight(self) -> float:

@@ -1,4 +1,5 @@
-"""Topic segmentation scores as `../shared/benchmarks/README.md` defines them.
+"""Topic segmentation scores as `../shared/benchmarks/README.md` defines them (the benchmarks
+and the boundary model's training share them).
 
 Pk and WindowDiff over the covered turns only (turns whose gold `turn_topic` is -1 are dropped
 and boundaries remapped onto the remaining turns), k = half the mean gold segment length in
@@ -103,3 +104,21 @@ def average(scores: Sequence[MeetingScore]) -> dict[str, float]:
         "predicted": float(np.mean([s.predicted for s in scores])),
         "gold": float(np.mean([s.gold for s in scores])),
     }
+
+
+class PkScorer:
+    """Pk of many predictions for one meeting (the gold side computed once; for rule search)."""
+
+    def __init__(self, turn_topic: Sequence[int], gold_boundaries: Sequence[int]) -> None:
+        self.covered = covered_turns(turn_topic)
+        self.n = len(self.covered)
+        gold = remap_boundaries(gold_boundaries, self.covered)
+        self.k = max(2, int(self.n / (len(gold) + 1) / 2 + 0.5))
+        ref = _segment_ids(gold, self.n)
+        self._same = ref[: self.n - self.k] == ref[self.k :] if self.n > self.k else None
+
+    def pk(self, predicted: Sequence[int]) -> float:
+        if self._same is None:
+            return 0.0
+        hyp = _segment_ids(remap_boundaries(predicted, self.covered), self.n)
+        return float(np.mean(self._same != (hyp[: self.n - self.k] == hyp[self.k :])))
