@@ -105,7 +105,7 @@ def test_every_item_has_a_confidence_and_candidates_stay_out_of_the_ledger():
              for i, r in enumerate(map(json.loads, (Path(__file__).resolve().parents[2] / "examples" / "meetings"
                                                     / "en_sprint_review.jsonl").read_text(encoding="utf-8").splitlines()), 1)]
     record = extract_record("m", "s", START, turns)
-    threshold = action_model.load_action_model().rule.threshold
+    threshold = action_model.load_action_model().rule.threshold_for("en")  # an English meeting
     assert all((a.confidence < threshold) == a.candidate for a in record.action_items)
     document = actions_document(build_ledger("s", [record], []))
     assert all(not a["candidate"] for a in document["actions"])

@@ -28,8 +28,9 @@ for this person". `record/actions.py` keeps the strongest pair of an owner withi
   {d['positive_rows']} positive (the settling line and support lines within 2 of it; farther support lines
   are left out of training). The two sources weigh the same.
 - Decision rule, chosen out of fold (a whole series or one real meeting held out): the best mean F1
-  of the two sources among rules with precision >= 0.5 in both. Shown at confidence >=
-  {r['threshold']}; kept as a candidate down to {r['candidate_floor']}.
+  of the two sources among rules with precision >= 0.5 in both, a threshold per language. Shown at
+  confidence >= {r.get('by_language', {}).get('ko', r['threshold'])} in a Korean meeting and >=
+  {r.get('by_language', {}).get('en', r['threshold'])} in an English one; kept as a candidate down to {r['candidate_floor']}.
 - Rebuild: `{meta['rebuild']}` (about 20-60 s on 2 cores).
 
 Cross-validated figures of the shown items (lines and owners; `benchmarks/record_actions.py` scores

@@ -135,7 +135,7 @@ def out_of_fold(meetings: Sequence[MeetingData], l2: float) -> dict[str, np.ndar
 
 SLACK = {"series": 0, "real": 2}  # the scorers' line tolerance (score_record.py, score_real.py)
 L2_GRID = (3.0, 10.0, 30.0)
-THRESHOLDS = tuple(round(0.25 + 0.05 * i, 2) for i in range(12))  # 0.25 … 0.80
+THRESHOLDS = tuple(round(0.25 + 0.05 * i, 2) for i in range(10))  # 0.25 … 0.70, per language
 WINDOWS = (1, 2, 3)
 CANDIDATE_FLOOR = 0.2
 BETA = 0.5  # reported beside F1: precision counting twice as much as recall
@@ -165,16 +165,19 @@ def count_matches(gold: Sequence[dict], pred: Sequence[tuple[int, str]], slack: 
     return sum(augment(gi, set()) for gi in edges)
 
 
-def source_scores(meetings: Sequence[MeetingData], oof: dict[str, np.ndarray], rule: DecisionRule
+def source_scores(meetings: Sequence[MeetingData], decoded: dict[str, list], rule: DecisionRule
                   ) -> dict[str, dict[str, float]]:
-    """Precision, recall, F1 and F0.5 per source ("series", "real") of the shown items."""
+    """Precision, recall, F1 and F0.5 per source ("series", "real") of the items shown under
+    `rule`; `decoded` holds each meeting's pairs decoded at the candidate floor (a pair kept at
+    a threshold is kept at every lower one, so the shown items are those at or above it)."""
     out: dict[str, dict[str, float]] = {}
     for kind in ("series", "real"):
         tp = listed = gold = 0
         for m in meetings:
             if m.kind != kind:
                 continue
-            shown = [(p.line, p.owner) for p in decode(m.cands, oof[m.meeting_id], rule) if not p.candidate]
+            threshold = rule.threshold_for(m.language)
+            shown = [(p.line, p.owner) for p in decoded[m.meeting_id] if p.confidence >= threshold]
             tp += count_matches(m.gold, shown, SLACK[kind])
             listed += len(shown)
             gold += len(m.gold)
@@ -186,15 +189,19 @@ def source_scores(meetings: Sequence[MeetingData], oof: dict[str, np.ndarray], r
 
 
 def choose(meetings: Sequence[MeetingData]) -> tuple[float, DecisionRule, dict, dict[str, np.ndarray]]:
-    """L2, threshold and window with the best mean F1 of the two sources among the rules whose
-    precision is at least PRECISION_FLOOR in both, out of fold (the best mean F0.5 if none is)."""
+    """L2, window and a threshold per language with the best mean F1 of the two sources among
+    the rules whose precision is at least PRECISION_FLOOR in both, out of fold (the best mean
+    F0.5 if none is)."""
     best: tuple[float, float, DecisionRule, dict, dict[str, np.ndarray]] | None = None
+    floor = min(CANDIDATE_FLOOR, THRESHOLDS[0])
     for l2 in L2_GRID:
         oof = out_of_fold(meetings, l2)
         for window in WINDOWS:
-            for threshold in THRESHOLDS:
-                rule = DecisionRule(threshold, min(CANDIDATE_FLOOR, threshold), window)
-                scores = source_scores(meetings, oof, rule)
+            decoded = {m.meeting_id: decode(m.cands, oof[m.meeting_id], DecisionRule(floor, floor, window))
+                       for m in meetings}
+            for t_ko, t_en in ((k, e) for k in THRESHOLDS for e in THRESHOLDS):
+                rule = DecisionRule(t_en, floor, window, {"ko": t_ko, "en": t_en})
+                scores = source_scores(meetings, decoded, rule)
                 precise = all(s["precision"] >= PRECISION_FLOOR for s in scores.values())
                 objective = float(np.mean([s["f1" if precise else "f_beta"] for s in scores.values()])) + precise
                 if best is None or objective > best[0] + 1e-12:
@@ -215,7 +222,8 @@ def train_actions(data: Path, out: Path) -> dict:
     model = fit(meetings, l2)
     n_series = sum(m.kind == "series" for m in meetings)
     meta = {
-        "rule": {"threshold": rule.threshold, "candidate_floor": rule.candidate_floor, "window": rule.window},
+        "rule": {"threshold": rule.threshold, "candidate_floor": rule.candidate_floor, "window": rule.window,
+                 "by_language": rule.by_language},
         "cv": {k: {m: round(v, 4) for m, v in s.items()} for k, s in scores.items()},
         "data": {"series_meetings": n_series, "real_meetings": len(meetings) - n_series,
                  "rows": int(sum(len(m.y) for m in meetings)),
