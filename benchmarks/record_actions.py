@@ -144,7 +144,8 @@ def run() -> tuple[str, dict]:
             f"Live path (action items of each summary update's {LIVE_BATCH} new lines, kiwi cold): "
             f"p50 {live['p50_ms']:.1f} ms, p95 {live['p95_ms']:.1f} ms per utterance over {live['utterances']} "
             f"(target <= 20 ms p95; load average {load_average()}).\n"
-            f"Rule: shown at confidence >= {rule.threshold}, window {rule.window}, l2 {l2} (chosen out of fold).\n"
+            f"Rule: shown at confidence >= {rule.threshold_for('ko')} (Korean) / {rule.threshold_for('en')} (English), "
+            f"window {rule.window}, l2 {l2} (chosen out of fold).\n"
             f"Baselines: {'; '.join(f'{k}: {v}' for k, v in BASELINES.items())}. "
             f"Targets (issue 18): blind F1 >= 0.85 with due dates >= 0.90; real P >= 0.50 at R >= 0.35.\n"
             f"Run time {time.perf_counter() - started:.0f} s.")
