@@ -242,10 +242,13 @@ class ContextBuilder:
         ranked += [s for s in reversed(segments) if s not in ranked]
         chosen: list[TopicSegment] = []
         used = 0
-        for segment in ranked:
+        for i, segment in enumerate(ranked):
             cost = self._segment_cost(segment)
-            if used + cost > budget:
-                segment = self._compress(segment, budget - used)
+            # Without a query (a summary of the whole meeting) every topic gets a fair share of
+            # what is left, so the meeting's first topics are cut, not dropped, for the last.
+            room = budget - used if query else (budget - used) // (len(ranked) - i)
+            if cost > room:
+                segment = self._compress(segment, room)
                 if segment is None:
                     continue
                 cost = self._segment_cost(segment)
