@@ -116,7 +116,7 @@ def subject_title(sources: Sequence[Sequence[str]], key_terms: Sequence[str], *,
             terms = set(content_tokens(phrase)) - names_
             held = sum(weight.get(t, 0.0) for t in terms)
             subject = role == 2 and role_first
-            if not terms or not held and not subject:
+            if not terms or len(phrase) < 2 or not held and not subject:  # "돈": too bare to name
                 continue
             support = sum(1 for said in everything if terms & said)
             rank = (subject, " " in phrase, held, support, -position)
