@@ -157,6 +157,10 @@ class OnlineFeatures:
             out += self._advance()
         return out
 
+    def buffered(self) -> list[tuple[int, TurnFeatures]]:
+        """(position, turn) of the turns still held."""
+        return self._indexed(self._seen - len(self._turns), self._seen)
+
     def turn_at(self, position: int) -> TurnFeatures:
         return self._turns[position - (self._seen - len(self._turns))]
 

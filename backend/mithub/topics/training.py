@@ -31,16 +31,10 @@ from typing import Any
 import numpy as np
 
 from mithub.record.estimator import LogisticModel
-from mithub.topics.boundary import (
-    BoundaryModel,
-    DecisionRule,
-    accept_peaks,
-    candidate_peaks,
-    default_weights_path,
-    pick_boundaries,
-)
+from mithub.topics.boundary import BoundaryModel, default_weights_path
 from mithub.topics.features import FEATURE_NAMES, RIGHT_TURNS, meeting_candidates
 from mithub.topics.metrics import MeetingScore, PkScorer, average, score_meeting
+from mithub.topics.peaks import DecisionRule, accept_peaks, candidate_peaks, pick_boundaries
 from mithub.topics.training_data import Meeting, RawMeeting, build_meetings, load_raw
 
 SEED = 20260524
