@@ -14,7 +14,7 @@ DEMO_DOCS := examples/documents/company_docs.jsonl
 DEMO_DOCS_2 := examples/documents/company_docs_2.jsonl
 DEMO_DOC_QUESTION := GPU 서버 구매 금액이 1억 원을 넘으면 누가 승인하나요?
 
-.PHONY: demo test install install-test bench clean
+.PHONY: demo test install install-test bench train clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -60,6 +60,14 @@ test: install-test
 bench: install-test
 	$(BIN)/python benchmarks/ingest.py
 	$(BIN)/python benchmarks/segmentation.py
+
+# Refit the record's and the topic detector's models from the benchmark data beside the
+# repository (only training reads it; the fitted weights ship inside the package).
+TRAIN_DATA ?= ../shared/benchmarks/data
+train: install
+	$(BIN)/python -m mithub.record.training decisions --data $(TRAIN_DATA)
+	$(BIN)/python -m mithub.record.training actions --data $(TRAIN_DATA)
+	$(BIN)/python -m mithub.topics.training --data $(TRAIN_DATA)
 
 clean:
 	rm -rf $(VENV) data .pytest_cache
