@@ -15,15 +15,16 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from mithub.errors import ModelLoadError
 
 FORMAT = "mithub-logistic-v1"
+T = TypeVar("T")
 _MAX_ITER = 50
 _TOL = 1e-8
 
@@ -110,15 +111,21 @@ class LogisticModel:
     def load(cls, path: Path, *, rebuild: str, expect: Sequence[str] | None = None) -> LogisticModel:
         """The stored model; a missing, unreadable or mismatched file is a ModelLoadError that
         names the command rebuilding it. `expect`: the feature names the caller computes."""
-        try:
-            model = cls.from_dict(json.loads(path.read_text(encoding="utf-8")))
-        except FileNotFoundError:
-            raise ModelLoadError(f"model weights missing: {path}; rebuild them with `{rebuild}`") from None
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise ModelLoadError(f"model weights unreadable ({path}: {exc}); rebuild them with `{rebuild}`") from None
+        model = read_weights(path, cls.from_dict, what="model", rebuild=rebuild)
         if expect is not None and list(expect) != model.feature_names:
             raise ModelLoadError(f"model weights {path} were fitted on other features; rebuild them with `{rebuild}`")
         return model
+
+
+def read_weights(path: Path, parse: Callable[[dict[str, Any]], T], *, what: str, rebuild: str) -> T:
+    """A weights file parsed by `parse`; a missing or unreadable one is a ModelLoadError naming
+    `what` it holds and the command that rebuilds it."""
+    try:
+        return parse(json.loads(path.read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        raise ModelLoadError(f"{what} weights missing: {path}; rebuild them with `{rebuild}`") from None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ModelLoadError(f"{what} weights unreadable ({path}: {exc}); rebuild them with `{rebuild}`") from None
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:

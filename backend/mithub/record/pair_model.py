@@ -24,8 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mithub.errors import ModelLoadError
-from mithub.record.estimator import LogisticModel
+from mithub.record.estimator import LogisticModel, read_weights
 from mithub.record.stance import clause_is_conditional, clause_points_back, is_approximate, stance, value_is_rejected
 from mithub.record.values import Value, comparable, values_agree
 from mithub.text import has_hangul, keyword_candidates, split_sentences
@@ -247,16 +246,9 @@ class PairModel:
 
 
 def load_pair_model(path: Path) -> PairModel:
-    import json
-
     from mithub.record.settle_model import REBUILD
 
-    try:
-        return PairModel.from_dict(json.loads(path.read_text(encoding="utf-8")))
-    except FileNotFoundError:
-        raise ModelLoadError(f"change model weights missing: {path}; rebuild them with `{REBUILD}`") from None
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise ModelLoadError(f"change model weights unreadable ({path}: {exc}); rebuild them with `{REBUILD}`") from None
+    return read_weights(path, PairModel.from_dict, what="change model", rebuild=REBUILD)
 
 
 @lru_cache(maxsize=4)

@@ -21,8 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from mithub.errors import ModelLoadError
-from mithub.record.estimator import LogisticModel
+from mithub.record.estimator import LogisticModel, read_weights
 from mithub.record.turn_features import Turn, TurnInfo, meeting_features, vectorize
 
 WEIGHTS = Path(__file__).with_name("weights")
@@ -107,14 +106,7 @@ class SettleModel:
 
 def load_settle_model(path: Path) -> SettleModel:
     """The stored model; a missing or corrupt file is a ModelLoadError naming the rebuild command."""
-    import json
-
-    try:
-        return SettleModel.from_dict(json.loads(path.read_text(encoding="utf-8")))
-    except FileNotFoundError:
-        raise ModelLoadError(f"decision model weights missing: {path}; rebuild them with `{REBUILD}`") from None
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise ModelLoadError(f"decision model weights unreadable ({path}: {exc}); rebuild them with `{REBUILD}`") from None
+    return read_weights(path, SettleModel.from_dict, what="decision model", rebuild=REBUILD)
 
 
 @lru_cache(maxsize=4)
