@@ -41,7 +41,7 @@ class ContextConfig(BaseSettings):
     topic_overlap_turns: int = Field(2, ge=0, le=5, description="turns carried across a topic change")
     topic_quick_check_enabled: bool = True
 
-    # Topic detection (LLM-free semantic shift; see context/semantic_shift.py; values chosen by
+    # Topic detection (LLM-free semantic shift; see topics/semantic_shift.py; values chosen by
     # benchmarks/segmentation.py, figures in benchmarks/RESULTS.md)
     topic_window_turns: int = Field(
         20, ge=2, description="turns after a candidate compared with the memory of the meeting "
