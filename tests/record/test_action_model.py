@@ -120,3 +120,18 @@ def test_a_volunteer_owns_the_work_and_the_task_is_a_phrase_without_the_date():
     shown = [a for a in items if not a.candidate]
     assert [(a.owner, a.due_date) for a in shown] == [("Omar Haddad", date(2026, 9, 11))]
     assert "Friday" not in shown[0].task and "vendor email" in shown[0].task
+
+
+def test_a_request_naming_two_people_words_each_task_from_their_own_clause():
+    """"수민 님이 … 답변서 초안 만들어 주시고, 서준 님은 기술 항목 12개 검토해 주세요" then 서준's yes:
+    서준's task is the technical review, not the longer clause addressed to 수민."""
+    lines = [json.loads(line) for line in
+             (Path(__file__).resolve().parents[2] / "examples" / "meetings" / "ko_product_planning.jsonl")
+             .read_text(encoding="utf-8").splitlines() if line.strip()]
+    turns = _turns(*[(line["speaker_name"], line["text"]) for line in lines])
+    request = next(t.id for t in turns if "87개 항목 답변서" in t.text)
+    items = [a for a in extract_action_items("m", turns, MONDAY) if a.owner == "박서준"
+             and {a.seq, *a.support_seqs} & {request, request + 1}]
+    assert items, "the technical review is an item of 박서준's"
+    assert all("답변서" not in a.task for a in items), [a.task for a in items]
+    assert any("기술 항목" in a.task for a in items), [a.task for a in items]

@@ -70,6 +70,9 @@ class _Item:
     candidate: bool
     lines: list[int] = field(default_factory=list)
     dues: list[tuple[int, str]] = field(default_factory=list)  # (line, text to search for a due)
+    # The owner's part of each supporting line: a request naming two people ("수민 님이 …, 서준 님은
+    # … 검토해 주세요") words each one's task from their own clause, not the longer other one.
+    wordings: list[str] = field(default_factory=list)
 
 
 def extract_action_items(
@@ -131,7 +134,8 @@ def _item(pair: ScoredPair, turns: list[Utterance], readings: list[TurnReading],
     and its yes, a restatement with the date) and the owner's own answer just after."""
     line, owner = pair.line, pair.owner
     commit = turns[line].speaker_name == owner
-    segment = _segment(turns[line].text, owner, commit, readings[line], [t.speaker_name for t in turns])
+    names = [t.speaker_name for t in turns]
+    segment = _segment(turns[line].text, owner, commit, readings[line], names)
     item = _Item(owner, line, "commit" if commit else "request", segment, pair.confidence, pair.candidate,
                  [line], [(line, segment)])
     support = {c.line for c, p in zip(cands, probs, strict=True)
@@ -142,6 +146,7 @@ def _item(pair: ScoredPair, turns: list[Utterance], readings: list[TurnReading],
     for k in sorted(support):
         item.lines.append(k)
         item.dues.append((k, turns[k].text))
+        item.wordings.append(_segment(turns[k].text, owner, turns[k].speaker_name == owner, readings[k], names))
     return item
 
 
@@ -272,7 +277,7 @@ def condense(text: str, limit: int = QUOTE_CHARS) -> str:
 def _task(item: _Item, meeting_date: date) -> str:
     """A short phrase for the work: the item's own segment (a restatement if it says more),
     without the opening yes, the addressee, the due expression or a second clause."""
-    segments = [item.segment] + [seg for _, seg in item.dues[1:] if seg.strip()]
+    segments = [item.segment] + [seg for seg in item.wordings if seg.strip()]
     best = max(segments, key=lambda seg: len(keyword_candidates(seg)) - (seg is not item.segment))
     task = _LEAD.sub("", best.strip())
     end = _CLAUSE_END.search(task)
