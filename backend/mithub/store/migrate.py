@@ -19,7 +19,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from mithub.errors import StoreError
-from mithub.store.database import WRITE_OPTION, Database
+from mithub.store.database import WRITE_OPTION, Database, is_locked
 
 logger = structlog.get_logger(__name__)
 
@@ -63,7 +63,20 @@ async def upgrade(database: Database, revision: str = "head") -> tuple[str | Non
     """Apply migrations up to `revision`. Returns (revision before, revision after)."""
     await asyncio.to_thread(_UPGRADE_LOCK.acquire)
     try:
-        return await _upgrade(database, revision)
+        # A store already at head needs no write lock: a second process opening a meeting's
+        # SQLite file while the first one writes it must reach the lease check (which names the
+        # writer), not wait for the write lock the first one keeps taking.
+        head = head_revision() if revision == "head" else None
+        if head is not None and await current_revision(database) == head:
+            return head, head
+        try:
+            return await _upgrade(database, revision)
+        except Exception as exc:
+            # Two processes migrating a new file at once: the one that waited too long finds
+            # the schema the other one made.
+            if head is not None and is_locked(exc) and await current_revision(database) == head:
+                return head, head
+            raise
     finally:
         _UPGRADE_LOCK.release()
 
