@@ -465,3 +465,41 @@ class DeployConfig(BaseSettings):
     grafana_admin_password: SecretStr = Field(
         SecretStr(""), description="Grafana `admin` password (required)"
     )
+
+
+# ---------------------------------------------------------------- minutes delivery (issue 20)
+
+
+class MinutesWebhookConfig(BaseSettings):
+    """Delivery of the minutes to the team's tools when a meeting ends (minutes/delivery.py)."""
+
+    model_config = _settings_config("MINUTES_WEBHOOK_")
+
+    # SecretStr: a Slack or Teams webhook URL carries its token in the path.
+    url: SecretStr = Field(SecretStr(""), description="URL the minutes are POSTed to when a meeting "
+                           "ends; empty = no delivery. Only its host is ever logged")
+    secret: SecretStr = Field(SecretStr(""), description="signing secret: every POST carries "
+                              "X-MitHub-Signature (HMAC-SHA256 of timestamp.body) and X-MitHub-Timestamp; "
+                              "empty = unsigned")
+    format: str = Field("json", pattern="^(json|slack|teams)$", description="json (the minutes JSON "
+                        "as stored), slack (incoming webhook: text + blocks) or teams (Workflows / "
+                        "incoming webhook: an Adaptive Card message)")
+    max_attempts: int = Field(10, ge=1, description="attempts before a delivery is marked failed")
+    backoff_seconds: float = Field(5.0, gt=0, description="wait before the second attempt; doubled "
+                                   "after each failure (with jitter), up to backoff_max_seconds")
+    backoff_max_seconds: float = Field(900.0, gt=0, description="longest wait between two attempts "
+                                       "(a longer Retry-After from the receiver is respected)")
+    timeout_seconds: float = Field(10.0, gt=0, description="one POST: connect, send and answer")
+    shutdown_wait_seconds: float = Field(5.0, ge=0, description="at shutdown, how long a process "
+                                         "waits for a delivery under way; the rest stays pending")
+    poll_seconds: float = Field(30.0, gt=0, description="how often a running process looks for due "
+                                "deliveries enqueued by other processes")
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.url.get_secret_value().strip())
+
+
+@lru_cache(maxsize=1)
+def get_minutes_webhook_config() -> MinutesWebhookConfig:
+    return MinutesWebhookConfig()
