@@ -14,6 +14,7 @@ import numpy as np
 from mithub.clock import meeting_timezone, on_meeting_clock, utc_now
 from mithub.context.models import TopicSegment, Utterance
 from mithub.context.repository import ManagerState
+from mithub.minutes.models import Minutes
 from mithub.record.meeting_record import MeetingRecord
 from mithub.record.models import DecisionChange
 from mithub.store.records import MeetingInfo
@@ -28,6 +29,7 @@ class InMemoryRepository:
         self._meetings: dict[str, MeetingInfo] = {}
         self._records: dict[str, MeetingRecord] = {}
         self._changes: dict[tuple[str, int], tuple[str, DecisionChange]] = {}
+        self._minutes: dict[str, Minutes] = {}
         self.commits = 0
 
     # The meeting record and the changes detected live (the series ledger's sources).
@@ -48,6 +50,15 @@ class InMemoryRepository:
             known = self._meetings.get(change.meeting_id)
             on_meeting_clock(change, known.zone if known else "UTC")
         return sorted(found, key=lambda c: (c.time, c.meeting_id, c.seq))
+
+    # The minutes composed when the meeting ended.
+
+    async def save_minutes(self, meeting_id: str, minutes: Minutes) -> None:
+        self._minutes[meeting_id] = minutes.model_copy(deep=True)
+
+    async def get_minutes(self, meeting_id: str) -> Minutes | None:
+        found = self._minutes.get(meeting_id)
+        return found.model_copy(deep=True) if found else None
 
     # The meeting catalog part the organisation's memory reads (a series of replays in one
     # process, as in the demo): identity, dates and the end of each meeting.

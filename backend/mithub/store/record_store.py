@@ -1,18 +1,21 @@
 """The meeting record in SQL: each finished meeting's record and the changes to past
-decisions detected live; the series ledger is built from both (`record.ledger`)."""
+decisions detected live; the series ledger is built from both (`record.ledger`). And the
+minutes composed from them when the meeting ended (`minutes.compose`)."""
 
 from __future__ import annotations
 
 from sqlalchemy import Table, select
 
 from mithub.clock import on_meeting_clock
+from mithub.minutes.models import Minutes
 from mithub.record.meeting_record import MeetingRecord
 from mithub.record.models import DecisionChange, PastRef
 from mithub.store.catalog import MEETINGS, SqlCatalog
-from mithub.store.tables import DecisionChangeRow, MeetingRecordRow
+from mithub.store.tables import DecisionChangeRow, MeetingMinutesRow, MeetingRecordRow
 
 RECORDS: Table = MeetingRecordRow.__table__  # type: ignore[assignment]
 CHANGES: Table = DecisionChangeRow.__table__  # type: ignore[assignment]
+MINUTES: Table = MeetingMinutesRow.__table__  # type: ignore[assignment]
 
 
 class SqlRecordStore(SqlCatalog):
@@ -62,3 +65,19 @@ class SqlRecordStore(SqlCatalog):
         for change in changes:  # each on its own meeting's clock
             on_meeting_clock(change, zones[change.meeting_id])
         return sorted(changes, key=lambda c: (c.time, c.meeting_id, c.seq))
+
+    async def save_minutes(self, meeting_id: str, minutes: Minutes) -> None:
+        """Store (or replace) the meeting's minutes: the JSON body and its Markdown."""
+        from mithub.minutes.render import to_markdown
+
+        values = {"meeting_id": meeting_id, "composed_at": minutes.composed_at, "language": minutes.language,
+                  "mode": minutes.mode, "body": minutes.model_dump(mode="json"), "markdown": to_markdown(minutes)}
+        async with self.database.begin() as conn:
+            await self._ensure_meeting(conn, meeting_id)
+            await conn.execute(self._upsert(MINUTES, values, ("meeting_id",)))
+
+    async def get_minutes(self, meeting_id: str) -> Minutes | None:
+        query = select(MINUTES.c.body).where(MINUTES.c.meeting_id == meeting_id)
+        async with self.database.engine.connect() as conn:
+            body = (await conn.execute(query)).scalar()
+        return None if body is None else Minutes.model_validate(body)

@@ -246,3 +246,17 @@ class DecisionChangeRow(Base):
     quote: Mapped[str] = mapped_column(Text)
     past: Mapped[dict[str, Any]]
     detected_at: Mapped[datetime]
+
+
+class MeetingMinutesRow(Base):
+    """A meeting's minutes, composed from its record when it ended: one row per meeting,
+    replaced when they are composed again."""
+
+    __tablename__ = "meeting_minutes"
+
+    meeting_id: Mapped[str] = mapped_column(String(200), _meeting_fk(), primary_key=True)
+    composed_at: Mapped[datetime]
+    language: Mapped[str] = mapped_column(String(8))
+    mode: Mapped[str] = mapped_column(String(20))
+    body: Mapped[dict[str, Any]] = mapped_column(comment="the minutes as JSON (mithub.minutes.models.Minutes)")
+    markdown: Mapped[str] = mapped_column(Text)
