@@ -433,6 +433,9 @@ class WorkerConfig(BaseSettings):
         "미트허브,mithub,mit hub,meet hub",
         description="comma-separated spoken phrases that make the rest of an utterance a question")
     captions: bool = Field(True, description="publish transcripts on lk.transcription for live captions")
+    chat_max_chars: int = Field(
+        2000, ge=200, description="longest chat message the bot posts at the meeting's end (the minutes' "
+        "short version); chat front ends show about this much at once")
 
     @property
     def wake_phrase_list(self) -> list[str]:
@@ -442,6 +445,27 @@ class WorkerConfig(BaseSettings):
 @lru_cache(maxsize=1)
 def get_worker_config() -> WorkerConfig:
     return WorkerConfig()
+
+
+class PublicConfig(BaseSettings):
+    """Where people reach MitHub's pages: the room chat and the minutes link to them."""
+
+    model_config = _settings_config("PUBLIC_")
+
+    base_url: str = Field("", description="public base URL of the API process (e.g. https://mithub.example.com); "
+                          "empty: the minutes posted in the room carry no link to the page")
+
+    def meeting_page(self, meeting_id: str) -> str | None:
+        """The meeting's recap page, or None when no public base URL is set."""
+        from urllib.parse import quote
+
+        base = self.base_url.strip().rstrip("/")
+        return f"{base}/ui/meetings/{quote(meeting_id, safe='')}" if base else None
+
+
+@lru_cache(maxsize=1)
+def get_public_config() -> PublicConfig:
+    return PublicConfig()
 
 
 class DeployConfig(BaseSettings):
