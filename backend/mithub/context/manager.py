@@ -9,6 +9,8 @@ the manager state in one transaction, so `restore_from_db()` rebuilds an identic
 The detector may place a boundary up to `lookahead` turns in the past; turn, time and token
 triggers therefore summarize only "settled" turns (older than the lookahead), so a turn is
 never summarized into a topic it turns out not to belong to, and never summarized twice.
+At the end (`finalize`) the detector decides the turns still inside its lookahead, so a
+topic that starts in the last turns gets its segment, as in batch segmentation.
 """
 
 from __future__ import annotations
@@ -117,12 +119,20 @@ class ContextManager:
             return False
 
     async def finalize(self) -> TopicSegment | None:
-        """End of meeting: summarize every remaining turn into the current topic's segment."""
+        """End of meeting: the detector decides the turns still inside its lookahead (as batch
+        segmentation does), each boundary it places there is a topic change like a live one,
+        and every remaining turn is summarized into the last topic's segment. A finalized
+        meeting has no unsummarized turn, so a second call changes nothing."""
         async with self._lock:
-            pending = [u for u in self.l0_topic_buffer if u.id > self._last_summarized_utterance_id]
-            if not pending:
+            if self._last_summarized_utterance_id >= self.last_seq:
                 return self._current_segment()
-            segment = await self._summarize_and_save("final", pending, None, self._clock())
+            now = self._clock()
+            self._warm_detector()
+            for change in await self._detector.finish():
+                if change.boundary_seq > self._topic_start_seq:
+                    await self._change_topic(change, None, now)
+            pending = [u for u in self.l0_topic_buffer if u.id > self._last_summarized_utterance_id]
+            segment = await self._summarize_and_save("final", pending, None, now)
             self.publish_gauges()
             return segment
 
@@ -183,9 +193,14 @@ class ContextManager:
 
     # ---------------------------------------------------------------- L1 updates
 
-    async def _change_topic(self, change: TopicChange, trigger: Utterance, now: datetime) -> None:
+    async def _change_topic(
+        self, change: TopicChange, trigger: Utterance | None, now: datetime
+    ) -> None:
+        """Close the current topic before `change.boundary_seq` and open the next one there.
+        `trigger` is the turn whose arrival settled the boundary (None: the meeting's end)."""
+        last_seq = trigger.id if trigger is not None else self.last_seq
         boundary = max(change.boundary_seq, self._last_summarized_utterance_id + 1)
-        if boundary <= self._topic_start_seq or boundary > trigger.id:
+        if boundary <= self._topic_start_seq or boundary > last_seq:
             logger.warning("topic_change_ignored", meeting_id=self.meeting_id,
                            boundary_seq=change.boundary_seq, topic_start_seq=self._topic_start_seq)
             return
@@ -207,7 +222,7 @@ class ContextManager:
         self.l0_topic_buffer.replace([*overlap, *(u for u in buffer if u.id >= boundary)])
         for window in (self.l0_topic_buffer, self.l0_buffer):
             window.relabel(boundary, self.current_topic, self.current_topic_id)
-        self._turn_count_since_l1 = trigger.id - boundary + 1
+        self._turn_count_since_l1 = last_seq - boundary + 1
 
         logger.info("topic_changed", meeting_id=self.meeting_id, detector=change.detector,
                     boundary_seq=boundary, confidence=round(change.confidence, 3),
