@@ -260,3 +260,29 @@ class MeetingMinutesRow(Base):
     mode: Mapped[str] = mapped_column(String(20))
     body: Mapped[dict[str, Any]] = mapped_column(comment="the minutes as JSON (mithub.minutes.models.Minutes)")
     markdown: Mapped[str] = mapped_column(Text)
+
+
+# ---------------------------------------------------------------- minutes delivery (issue 20)
+
+
+class MinutesDeliveryRow(Base):
+    """One delivery of a meeting's minutes to the webhook (minutes/delivery.py): stored before
+    the first attempt, so a receiver that is down or a restart loses nothing. `body` is the
+    exact bytes POSTed (and signed), as UTF-8 text; `attempt_log` lists every attempt."""
+
+    __tablename__ = "minutes_deliveries"
+    __table_args__ = (Index("ix_minutes_deliveries_status_next", "status", "next_attempt_at"),)
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    meeting_id: Mapped[str] = mapped_column(String(200), _meeting_fk(), index=True)
+    url: Mapped[str] = mapped_column(Text, comment="may hold a token: log its host only")
+    format: Mapped[str] = mapped_column(String(20))
+    body: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(20), comment="pending, delivered or failed")
+    attempts: Mapped[int] = mapped_column(Integer)
+    attempt_log: Mapped[list[Any]] = mapped_column(
+        comment="one object per attempt: at, outcome, status_code, error, seconds")
+    next_attempt_at: Mapped[datetime]
+    last_error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime]
+    delivered_at: Mapped[datetime | None]
