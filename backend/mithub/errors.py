@@ -69,3 +69,12 @@ class QueryTooLongError(InputError):
     def check(cls, query: str | None, limit: int) -> None:
         if query is not None and len(query) > limit:
             raise cls(len(query), limit)
+
+
+class MeetingNotFoundError(InputError):
+    """A meeting id the store does not hold."""
+
+    def __init__(self, meeting_id: str) -> None:
+        super().__init__(f"meeting {meeting_id!r} is not in the store; check the id (`mithub meetings list`) "
+                         "and the --database-url")
+        self.meeting_id = meeting_id

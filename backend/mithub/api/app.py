@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, HTTPException, Path, Query, Request, status
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
 
@@ -29,7 +29,9 @@ from mithub.config import APIConfig
 from mithub.context.models import AgentCallType, Utterance
 from mithub.context.report import meeting_report
 from mithub.record.ledger import actions_document, decisions_document
-from mithub.errors import QueryTooLongError, StoreError
+from mithub.errors import MeetingNotFoundError, QueryTooLongError, StoreError
+from mithub.minutes.compose import stored_or_composed
+from mithub.minutes.render import to_markdown
 from mithub.store.records import MeetingOverview, SeriesOverview
 
 _bearer = HTTPBearer(auto_error=False)
@@ -132,6 +134,19 @@ def create_app(runtime: AgentRuntime, config: APIConfig) -> FastAPI:
         identity = info.model_dump(mode="json", include={"series_id", "title", "started_at", "ended_at", "timezone"}) \
             if info else {}
         return {**meeting_report(session.manager), **identity}
+
+    @app.get("/v1/meetings/{meeting_id}/minutes", dependencies=auth, responses={
+        200: {"content": {"application/json": {}, "text/markdown": {}}}, 404: {"description": "unknown meeting"}})
+    async def minutes(meeting_id: MeetingId, request: Request) -> Response:
+        """The meeting's minutes (`mithub minutes`): JSON, or Markdown with `Accept: text/markdown`."""
+        try:
+            found = await stored_or_composed(runtime.repository, meeting_id)
+        except MeetingNotFoundError as exc:
+            raise HTTPException(status.HTTP_404_NOT_FOUND, str(exc)) from exc
+        accept = request.headers.get("accept", "")
+        if "text/markdown" in accept and "application/json" not in accept:
+            return PlainTextResponse(to_markdown(found), media_type="text/markdown; charset=utf-8")
+        return JSONResponse(found.model_dump(mode="json"))
 
     @app.get("/v1/meetings/{meeting_id}/transcript", dependencies=auth, response_model=list[Utterance])
     async def transcript(

@@ -12,7 +12,7 @@ from mithub.errors import MitHubError
 
 # Modules under mithub.cli that define sub-commands, in help order.
 COMMAND_MODULES: list[str] = [
-    "replay", "segment", "meetings", "ledger", "ask", "api", "index", "search", "db", "config",
+    "replay", "segment", "meetings", "ledger", "minutes", "ask", "api", "index", "search", "db", "config",
     "worker", "token",
 ]
 

@@ -116,6 +116,7 @@ async def _replay(args: argparse.Namespace) -> int:
         ended = last[0].absolute_timestamp + timedelta(milliseconds=last[0].end_ms - last[0].start_ms) \
             if last else None
         await attached.repository.inner.end_meeting(meeting_id, at=ended)
+        await _minutes(attached.repository.inner, meeting_id)
         return code
 
 
@@ -147,6 +148,22 @@ async def _record(store: Any, meeting_id: str) -> None:
     except Exception as exc:  # noqa: BLE001 - everything said is stored already
         print(f"warning: the meeting's record was not stored ({type(exc).__name__}: {exc}); "
               "rerun the same replay to store it", file=sys.stderr)
+    finally:
+        if llm is not None:
+            await llm.aclose()
+
+
+async def _minutes(store: Any, meeting_id: str) -> None:
+    """The ended meeting's minutes, composed from its record and stored (`mithub minutes ID`
+    prints them); a failure is logged and reported, the meeting stays ended and stored."""
+    from mithub.llm.factory import create_llm_client
+    from mithub.minutes.closing import close_minutes
+
+    llm = create_llm_client()
+    try:
+        if await close_minutes(store, meeting_id, llm=llm) is None:
+            print(f"warning: no minutes stored for {meeting_id} (see the log); `mithub minutes {meeting_id}` "
+                  "composes them from the stored record", file=sys.stderr)
     finally:
         if llm is not None:
             await llm.aclose()
@@ -188,6 +205,7 @@ async def _run(
         from mithub.agent.decision_watch import record_meeting
 
         await record_meeting(catalog, meeting_id, llm=llm)
+        await _minutes(catalog, meeting_id)
 
     if manager.last_seq == 0:
         raise InputError(nothing_read(errors, "utterance"), source=args.transcript)

@@ -22,7 +22,7 @@ from typing import Protocol
 from mithub.clock import Clock, local_date, utc_now
 from mithub.context.models import TopicSegment, Utterance
 from mithub.context.repository import ManagerState
-from mithub.errors import InputError
+from mithub.errors import MeetingNotFoundError
 from mithub.llm import LLMClient
 from mithub.minutes.models import (
     Minutes,
@@ -41,13 +41,6 @@ from mithub.store.records import MeetingInfo
 from mithub.text import has_hangul
 
 KOREAN_SHARE = 0.3  # a meeting is Korean when this share of its turns holds Hangul
-
-
-class MeetingNotFoundError(InputError):
-    def __init__(self, meeting_id: str) -> None:
-        super().__init__(f"meeting {meeting_id!r} is not in the store; check the id (`mithub meetings list`) "
-                         "and the --database-url")
-        self.meeting_id = meeting_id
 
 
 class MinutesStore(Protocol):
@@ -104,6 +97,21 @@ async def compose_minutes(repository: MinutesStore, meeting_id: str, *, llm: LLM
             for topic, summary in zip(minutes.topics, polished, strict=True):
                 topic.summary = summary
             minutes.mode = "llm"
+    return minutes
+
+
+async def stored_or_composed(repository: MinutesStore, meeting_id: str) -> Minutes:
+    """The stored minutes (`mithub minutes`, the API); else composed now, LLM-free, and kept
+    once the meeting has ended. Raises MeetingNotFoundError for an unknown id."""
+    minutes = await repository.get_minutes(meeting_id)
+    if minutes is not None:
+        return minutes
+    info = await repository.meeting_info(meeting_id)
+    if info is None:
+        raise MeetingNotFoundError(meeting_id)
+    minutes = await compose_minutes(repository, meeting_id)
+    if info.ended_at is not None:
+        await repository.save_minutes(meeting_id, minutes)
     return minutes
 
 
