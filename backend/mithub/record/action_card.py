@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from mithub.learn.estimator import LogisticModel
 from mithub.record.action_features import FEATURE_NAMES
-from mithub.record.estimator import LogisticModel
 
 
 def model_card(model: LogisticModel, meta: dict) -> str:
@@ -20,7 +20,7 @@ What it does: scores every (line, candidate owner) pair of a meeting -- the spea
 named as the doer, the next and previous speakers, a team -- for "this line settles an action item
 for this person". `record/actions.py` keeps the strongest pair of an owner within {r['window']} lines.
 
-- Estimator: L2 logistic regression (`record/estimator.py`, Newton/IRLS, l2={meta['l2']}), {len(FEATURE_NAMES)}
+- Estimator: L2 logistic regression (`learn/estimator.py`, Newton/IRLS, l2={meta['l2']}), {len(FEATURE_NAMES)}
   named features (`record/action_features.py`), standardised. No random state: retraining on the
   same data gives the same weights (tested).
 - Data: {d['series_meetings']} meetings of the invented series (`data/decisions/*/actions.json`) and

@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from mithub.context.models import Utterance
+from mithub.learn.estimator import LogisticModel
 from mithub.record.action_features import FEATURE_NAMES, Candidate, TurnReading, pair_rows
-from mithub.record.estimator import LogisticModel
 from mithub.text.tokens import has_hangul
 
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"

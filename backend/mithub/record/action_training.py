@@ -23,10 +23,10 @@ from pathlib import Path
 import numpy as np
 
 from mithub.context.models import Utterance
+from mithub.learn.estimator import LogisticModel
 from mithub.record.action_features import Candidate, TurnReading, pair_rows
 from mithub.record.action_card import model_card
 from mithub.record.action_model import REBUILD, WEIGHTS_DIR, DecisionRule, decode
-from mithub.record.estimator import LogisticModel
 
 NEAR = 2  # support lines this close to the settling line are positives
 

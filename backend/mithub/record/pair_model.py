@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mithub.record.estimator import LogisticModel, read_weights
+from mithub.learn.estimator import LogisticModel, read_weights
 from mithub.record.stance import clause_is_conditional, clause_points_back, is_approximate, stance, value_is_rejected
 from mithub.record.values import Value, comparable, values_agree
 from mithub.text import has_hangul, keyword_candidates, split_sentences

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from mithub.record.estimator import LogisticModel, read_weights
+from mithub.learn.estimator import LogisticModel, read_weights
 from mithub.record.turn_features import Turn, TurnInfo, meeting_features, vectorize
 
 WEIGHTS = Path(__file__).with_name("weights")

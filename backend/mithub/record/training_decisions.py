@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mithub.record.estimator import LogisticModel
+from mithub.learn.estimator import LogisticModel
 from mithub.record.pair_model import PAIR_FEATURES, PAIR_FILE, PairModel, plausible
 from mithub.record.settle_model import (
     SETTLE_FILE,

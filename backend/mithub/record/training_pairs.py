@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mithub.record.estimator import LogisticModel
+from mithub.learn.estimator import LogisticModel
 from mithub.record.pair_model import (
     PAIR_FEATURES,
     LineView,

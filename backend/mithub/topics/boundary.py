@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from mithub.errors import ModelLoadError
-from mithub.record.estimator import LogisticModel
+from mithub.learn.estimator import LogisticModel
 from mithub.topics.features import (
     CUE_FEATURES,
     FEATURE_NAMES,

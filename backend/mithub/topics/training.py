@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from mithub.record.estimator import LogisticModel
+from mithub.learn.estimator import LogisticModel
 from mithub.topics.boundary import BoundaryModel, default_weights_path
 from mithub.topics.features import FEATURE_NAMES, RIGHT_TURNS, meeting_candidates
 from mithub.topics.metrics import MeetingScore, PkScorer, average, score_meeting

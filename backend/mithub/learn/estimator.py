@@ -1,5 +1,6 @@
-"""A small estimator for the record's turn-level models: L2-regularised logistic regression in
-numpy, fitted by Newton's method (IRLS), stored as JSON (never pickle: loading a pickle runs code).
+"""A small estimator for the models learned from data (the record's turn-level models, the
+topic boundary model): L2-regularised logistic regression in numpy, fitted by Newton's method
+(IRLS), stored as JSON (never pickle: loading a pickle runs code).
 
     model = LogisticModel(feature_names, l2=1.0).fit(X, y)
     p = model.predict_proba(X)          # P(positive) per row
