@@ -1,6 +1,7 @@
 """A change to a past decision, said in the room, is noticed live: the bot posts a notice
 with both quotes (who, which meeting, when), the change is stored and counted, and the
-series ledger marks the old decision changed. Real VAD, Whisper tiny.en and espeak-ng
+series ledger marks the old decision changed. When the bot leaves it posts the minutes'
+short version (the change, the link to the page) and stores the minutes. Real VAD, Whisper tiny.en and espeak-ng
 speech; the first meeting of the series is a stored, finished meeting."""
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from worker_harness import make_resources  # noqa: E402
 
 from mithub.agent.decision_watch import record_meeting, series_ledger  # noqa: E402
 from mithub.context.factory import create_context_manager  # noqa: E402
+from mithub.config import PublicConfig  # noqa: E402
 from mithub.context.models import NewUtterance  # noqa: E402
 from mithub.embedders import load_embedder  # noqa: E402
 from mithub.observability import render_metrics  # noqa: E402
@@ -71,8 +73,9 @@ async def test_a_changed_decision_is_announced_stored_and_marked_in_the_ledger(
     room = FakeRoom(SERIES)
     room.add_participant("alice", "Alice")
     audio = PlaybackAudioInput({"alice": [0.3, espeak_wav(ALICE_SAYS, tmp_path / "alice.wav"), 1.5]})
-    bot = MeetingBot(room.room, "week-2", make_resources(worker_models, database_url), audio=audio,
-                     series_id=SERIES, title=SERIES)
+    resources = make_resources(worker_models, database_url)
+    resources.public = PublicConfig(base_url="https://mithub.example.com/")
+    bot = MeetingBot(room.room, "week-2", resources, audio=audio, series_id=SERIES, title=SERIES)
     await bot.start()
     try:
         await wait_for(lambda: bot.manager.last_seq >= 1, timeout=90, what="alice's line")
@@ -81,6 +84,7 @@ async def test_a_changed_decision_is_announced_stored_and_marked_in_the_ledger(
         notice = room.chat_replies()[0].text
     finally:
         await bot.aclose()
+    posted = [m.text for m in room.chat_replies()]
 
     assert "Past decision changed" in notice and "explicit" in notice, notice
     assert "Alice" in notice and "June 12 for the launch date" in notice, notice
@@ -96,3 +100,20 @@ async def test_a_changed_decision_is_announced_stored_and_marked_in_the_ledger(
     assert (change.meeting_id, change.kind, change.past.meeting_id, change.past.seq) == ("week-2", "explicit", "week-1", 3)
     changed = [d for d in ledger.decisions if d.meeting_id == "week-1"]
     assert [(d.status, d.changed_by) for d in changed] == [("changed", f"week-2:{change.seq}")]
+
+    # Leaving, the bot posted the minutes' short version after the notice, and stored them.
+    assert len(posted) == 2, posted
+    summary = posted[1]
+    assert summary.startswith("📝 Minutes: launch-sync (2026-"), summary
+    assert "· 1 changes ·" in summary and "June 12" in summary and "(Alice " in summary, summary
+    assert summary.endswith("Full minutes: https://mithub.example.com/ui/meetings/week-2"), summary
+    assert len(summary) <= resources.worker.chat_max_chars
+    database = await open_database(database_url)
+    try:
+        minutes = await SqlRepository(database).get_minutes("week-2")
+    finally:
+        await database.dispose()
+    (changed_now,) = minutes.changes()
+    assert (changed_now.seq, changed_now.speaker) == (change.seq, "Alice")
+    assert (changed_now.changed_since_last.meeting_id, changed_now.changed_since_last.seq) == ("week-1", 3)
+    assert minutes.language == "en" and [p.name for p in minutes.participants] == ["Alice"]

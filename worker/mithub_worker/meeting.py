@@ -41,6 +41,9 @@ from mithub.context.manager import ContextManager
 from mithub.context.models import NewUtterance, Participant
 from mithub.errors import BackPressureError
 from mithub.llm.factory import create_llm_client
+from mithub.minutes.closing import close_minutes
+from mithub.minutes.models import Minutes
+from mithub.minutes.render import to_chat
 from mithub.observability import participant_joined, participant_left
 from mithub.record.models import Decision, DecisionChange
 from mithub.store.session import AttachedMeeting, attach_meeting
@@ -194,6 +197,19 @@ class MeetingBot:
         except Exception as exc:  # noqa: BLE001 - everything is stored; only the end mark is missing
             logger.warning("meeting_end_not_recorded", meeting_id=self.meeting_id,
                            error=f"{type(exc).__name__}: {exc}")
+        minutes = await close_minutes(self.attached.repository.inner, self.meeting_id, llm=self._llm)
+        if minutes is not None:
+            await self._post_minutes(minutes)
+
+    async def _post_minutes(self, minutes: Minutes) -> None:
+        """The minutes' short version in the room chat before the bot leaves, with the page's
+        link when a public base URL is set."""
+        text = to_chat(minutes, limit_chars=self.resources.worker.chat_max_chars,
+                       page_url=self.resources.public.meeting_page(self.meeting_id))
+        try:
+            await self.room.local_participant.send_text(text, topic=TOPIC_CHAT)
+        except Exception as exc:  # noqa: BLE001 - the minutes are stored; the room just misses the message
+            logger.warning("minutes_chat_failed", meeting_id=self.meeting_id, error=f"{type(exc).__name__}: {exc}")
 
     async def _meeting_start(self) -> datetime:
         """Where start_ms/end_ms count from: the first stored turn's meeting clock, so a

@@ -4,7 +4,7 @@ process's prewarm step, so the first meeting does not wait for models."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
@@ -14,11 +14,13 @@ from mithub.config import (
     ContextConfig,
     DatabaseConfig,
     LLMConfig,
+    PublicConfig,
     STTConfig,
     WorkerConfig,
     get_context_config,
     get_database_config,
     get_llm_config,
+    get_public_config,
     get_retrieval_config,
     get_stt_config,
     get_worker_config,
@@ -40,6 +42,7 @@ class WorkerResources:
     documents: RetrieverDocuments | None = None
     vad: Any = None
     database_url: str | None = None
+    public: PublicConfig = field(default_factory=get_public_config)  # the page link in the room's minutes
 
     @property
     def stt_provider_label(self) -> str:
