@@ -50,9 +50,12 @@ demo: install
 	  --question "$(DEMO_QUESTION_3)"
 	$(BIN)/mithub decisions --series demo-ko --database-url $(DEMO_STORE)
 	$(BIN)/mithub actions --series demo-ko --database-url $(DEMO_STORE)
+	$(BIN)/mithub minutes demo-ko-2 --format md --database-url $(DEMO_STORE)
 	$(BIN)/mithub index build --input $(DEMO_DOCS) --out $(DEMO_DIR)/index
 	$(BIN)/mithub index add --index $(DEMO_DIR)/index --input $(DEMO_DOCS_2)
 	$(BIN)/mithub search "$(DEMO_DOC_QUESTION)" --index $(DEMO_DIR)/index --top-k 2
+	@echo "The recap page: API_TOKEN=<a long random token> $(BIN)/mithub api --database-url $(DEMO_STORE)"
+	@echo "then open http://127.0.0.1:8000/ui/ and sign in with that token."
 
 test: install-test
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
