@@ -22,7 +22,7 @@ from pydantic import SecretStr
 from webhook_receiver import HangingReceiver, WebhookReceiver
 
 from mithub.config import MinutesWebhookConfig
-from mithub.minutes.delivery import DeliveryRunner, close_deliveries, deliver_pending, enqueue_delivery, start_delivery
+from mithub.minutes.delivery import close_deliveries, deliver_pending, enqueue_delivery, start_delivery
 from mithub.minutes.models import Minutes, MinutesActionItem, MinutesDecision, MinutesParticipant
 from mithub.minutes.signing import verify_signature
 from mithub.store.database import Database
@@ -239,18 +239,14 @@ async def test_a_restart_resumes_the_pending_deliveries(tmp_path) -> None:
 
 async def test_a_new_runner_resumes_what_is_due_at_once(tmp_path) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'mithub.db'}"
-    first = await open_database(url)
-    try:
+    receiver = WebhookReceiver(port=WebhookReceiver.closed_port())
+    async with _store(url) as first:
         await add_meeting(first)
         # Stored but never attempted: the process stopped right after the meeting ended.
-        delivery = await SqlDeliveryStore(first).add("m-1", url="http://127.0.0.1:9/x", format="json",
-                                                     body=b"{}", now=datetime.now(timezone.utc))
-    finally:
-        await first.dispose()
-    with WebhookReceiver() as receiver:
-        async with _store(url) as database:
-            await SqlDeliveryStore(database).add  # the same file, a new engine
-            await _set_url(database, delivery.id, receiver.url)
+        delivery = await SqlDeliveryStore(first).add("m-1", url=receiver.url, format="json", body=b"{}",
+                                                     now=datetime.now(timezone.utc))
+    with receiver:
+        async with _store(url) as database:  # the same file, a new engine: a new process
             runner = start_delivery(database, webhook(receiver.url))
             assert await until(lambda: _delivered(database, delivery))
             await runner.aclose()
@@ -261,6 +257,7 @@ async def test_the_meeting_ends_while_a_hanging_receiver_holds_its_delivery(tmp_
     from mithub.config import get_minutes_webhook_config
     from mithub.context.models import Utterance
     from mithub.minutes.closing import close_minutes
+    from mithub.minutes.compose import compose_minutes
 
     hanging = HangingReceiver()
     monkeypatch.setenv("MINUTES_WEBHOOK_URL", hanging.url)
@@ -275,10 +272,11 @@ async def test_the_meeting_ends_while_a_hanging_receiver_holds_its_delivery(tmp_
             Utterance(id=i, speaker_id=f"s{i % 2}", speaker_name=["김지현", "박서준"][i % 2], text=text,
                       start_ms=i * 4000, end_ms=i * 4000 + 3000, absolute_timestamp=START + timedelta(seconds=4 * i))
             for i, text in enumerate(lines, start=1)])
+        await compose_minutes(repository, "m-1")  # loads the analysers once: what is timed is the end itself
         started = time.perf_counter()
         minutes = await close_minutes(repository, "m-1")
         elapsed = time.perf_counter() - started
-        assert minutes is not None and elapsed < 5.0
+        assert minutes is not None and elapsed < 2.0  # the receiver would hold it for 30 s
         [delivery] = await SqlDeliveryStore(database).for_meeting("m-1")
         assert delivery.status == "pending" and delivery.attempts == 0
         assert await repository.get_minutes("m-1") is not None  # stored before anything was sent
@@ -314,16 +312,3 @@ def _store(url: str):  # noqa: ANN202 - an async context manager
 async def _read(url: str, delivery: Delivery) -> Delivery:
     async with _store(url) as database:
         return await status_of(database, delivery)
-
-
-async def _set_url(database: Database, delivery_id: str, url: str) -> None:
-    from mithub.store.deliveries import DELIVERIES
-
-    async with database.begin() as conn:
-        await conn.execute(DELIVERIES.update().where(DELIVERIES.c.id == delivery_id).values(url=url))
-
-
-def test_a_runner_is_a_plain_object_until_started(tmp_path) -> None:
-    """No task, no loop: `deliver_pending` uses one without starting it."""
-    runner = DeliveryRunner.__dataclass_fields__
-    assert {"database", "config", "clock", "rng"} <= set(runner)

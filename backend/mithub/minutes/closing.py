@@ -9,6 +9,7 @@ import structlog
 
 from mithub.llm import LLMClient
 from mithub.minutes.compose import MinutesStore, compose_minutes
+from mithub.minutes.delivery import enqueue_delivery
 from mithub.minutes.models import Minutes
 
 logger = structlog.get_logger(__name__)
@@ -30,4 +31,5 @@ async def close_minutes(repository: MinutesStore, meeting_id: str, *, llm: LLMCl
                 action_items=len(minutes.action_items))
     # Delivery to the team's tools (minutes.delivery, issue 20 part 3) is enqueued here, after
     # the minutes are stored, so a webhook that is down never loses them.
+    await enqueue_delivery(repository, minutes)
     return minutes

@@ -110,3 +110,12 @@ STT_AUDIO_SECONDS = Counter(
     "mithub_stt_audio_seconds_total", "Audio transcribed, by provider", ["provider"])
 STT_ERRORS = Counter(
     "mithub_stt_errors_total", "Speech-to-text failures, by provider", ["provider"])
+
+# ---------------------------------------------------------------- minutes delivery (issue 20)
+MINUTES_DELIVERY_ATTEMPTS = Counter(
+    "mithub_minutes_delivery_attempts_total",
+    "Webhook POSTs of a meeting's minutes, by outcome: delivered, retry (to be tried again) or "
+    "failed (given up)", ["outcome"])
+MINUTES_DELIVERIES_PENDING = Gauge(
+    "mithub_minutes_deliveries_pending",
+    "Minutes deliveries stored and not yet delivered nor given up, as last counted by this process")

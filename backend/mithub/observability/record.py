@@ -218,3 +218,20 @@ def _initialize_series() -> None:
 
 
 _initialize_series()
+
+
+# ---------------------------------------------------------------- minutes delivery (issue 20)
+
+DELIVERY_OUTCOMES = frozenset({"delivered", "retry", "failed"})
+
+
+def record_delivery_attempt(outcome: str) -> None:
+    m.MINUTES_DELIVERY_ATTEMPTS.labels(_bounded(outcome, DELIVERY_OUTCOMES)).inc()
+
+
+def record_pending_deliveries(count: int) -> None:
+    m.MINUTES_DELIVERIES_PENDING.set(count)
+
+
+for _outcome in DELIVERY_OUTCOMES:  # at zero before the first attempt (see _initialize_series)
+    m.MINUTES_DELIVERY_ATTEMPTS.labels(_outcome)
