@@ -13,7 +13,7 @@ TEXTS = [
 
 
 def test_morphemes_and_sentences_equal_separate_kiwi_calls():
-    kiwi = Kiwi()
+    kiwi = Kiwi(load_multi_dict=False)
     for text in TEXTS:
         assert [(m.form, m.tag) for m in morphemes(text)] == [
             (t.form, t.tag.split("-")[0]) for t in kiwi.tokenize(text)
@@ -26,3 +26,11 @@ def test_callers_get_their_own_lists():
     first = morphemes(TEXTS[0])
     first.clear()
     assert morphemes(TEXTS[0]) and korean_sentences(TEXTS[0])
+
+
+def test_a_multi_word_name_stays_searchable_by_its_words():
+    """Kiwi's multi-word dictionary (left out: it was most of a CLI command's start) would
+    make "네이버 쇼핑" one token, and a search for "쇼핑" would miss it."""
+    from mithub.text import content_tokens
+
+    assert {"네이버", "쇼핑"} <= set(content_tokens("네이버 쇼핑 입점 일정을 다시 보죠"))

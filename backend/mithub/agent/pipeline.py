@@ -95,10 +95,11 @@ class AgentPipeline:
                     source: str, requested_by: str | None, include_context: bool) -> Answer:
         started = time.perf_counter()
         query = (query or "").strip()[:MAX_QUERY_CHARS] or None
-        await session.sync_transcript()
         sync = getattr(self.builder.past, "sync", None)
         if sync is not None:  # meetings finished anywhere since the last call (throttled)
             await sync()
+        # After the memory: a finished meeting's turns come indexed from it (`prepared`).
+        await session.sync_transcript()
         required = self.plan_topics(session, query)
         ledger = await self._ledger(session, call_type, query)
         ctx = await asyncio.to_thread(

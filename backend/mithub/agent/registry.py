@@ -61,6 +61,7 @@ class SessionRegistry:
                 if hasattr(self._repository, "meeting_info") else None
             session = MeetingSession(manager, self._repository, transcript,
                                      series_id=info.series_id if info else None,
-                                     started_at=info.started_at if info else None)
+                                     started_at=info.started_at if info else None,
+                                     prepared=getattr(self._builder.past, "prepared", None))
             self._sessions[meeting_id] = session
             return session

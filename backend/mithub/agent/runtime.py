@@ -3,6 +3,7 @@ ContextBuilder, pipeline and session registry."""
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,6 +44,14 @@ class AgentRuntime:
 
     async def aclose(self) -> None:
         await self.database.dispose()
+
+    def warm_up_in_background(self) -> threading.Thread:
+        """Load the embedding model in a thread while the caller reads the store and loads
+        Korean morphology (which holds the GIL; the model's load mostly does not): a one-shot
+        command waits for the longer of the two rather than their sum."""
+        thread = threading.Thread(target=self.builder.warm_up, name="embedder-warm-up", daemon=True)
+        thread.start()
+        return thread
 
 
 def load_documents(index_dir: str) -> RetrieverDocuments | None:

@@ -6,23 +6,33 @@ from __future__ import annotations
 import asyncio
 from datetime import datetime
 
+from collections.abc import Callable
+
 from mithub.context.manager import ContextManager
 from mithub.context.repository import MeetingRepository
+from mithub.context.models import Utterance
 from mithub.context.transcript_index import TranscriptIndex
+from mithub.memory.cache import CachedMeeting
 from mithub.record.meeting_record import MeetingRecord, extract_record
+
+Prepared = Callable[[str, str], CachedMeeting | None]
 
 
 class MeetingSession:
     def __init__(
         self, manager: ContextManager, repository: MeetingRepository, transcript: TranscriptIndex,
         *, series_id: str | None = None, started_at: datetime | None = None,
+        prepared: Prepared | None = None,
     ) -> None:
+        """`prepared(meeting_id, model_id)` gives a finished meeting's turns with their vectors
+        and search tokens as the organisation memory holds them (None if it holds none)."""
         self.manager = manager
         self.series_id = series_id
         self.started_at = started_at
         self._record: MeetingRecord | None = None
         self.repository = repository
         self.transcript = transcript
+        self._prepared = prepared
         self._lock = asyncio.Lock()
 
     @property
@@ -34,8 +44,20 @@ class MeetingSession:
         async with self._lock:
             fresh = await self.repository.get_utterances(self.meeting_id, after_seq=self.transcript.last_seq)
             if fresh:
-                await asyncio.to_thread(self.transcript.add, fresh)
+                await asyncio.to_thread(self._index, fresh)
             return len(fresh)
+
+    def _index(self, fresh: list[Utterance]) -> None:
+        cached = None
+        if self._prepared is not None and self.transcript.last_seq == 0:
+            cached = self._prepared(self.meeting_id, self.transcript.model_id)
+        held = len(cached.utterances) if cached is not None else 0
+        if cached is not None and held <= len(fresh) and all(
+                a.id == b.id and a.text == b.text and a.speaker_name == b.speaker_name
+                for a, b in zip(cached.utterances, fresh, strict=False)):
+            self.transcript.add(fresh[:held], vectors=cached.vectors, tokens=cached.tokens)
+            fresh = fresh[held:]
+        self.transcript.add(fresh)
 
     async def meeting_record(self) -> MeetingRecord | None:
         """What the meeting has settled so far (decisions, action items, pending items),

@@ -30,6 +30,7 @@ async def _ask(args: argparse.Namespace) -> int:
     # Checked before anything loads, with the API's limit and words.
     QueryTooLongError.check(args.query, get_api_config().max_query_chars)
     runtime = await _open_runtime(args)
+    runtime.warm_up_in_background()
     try:
         session = await runtime.registry.get(args.meeting)
         answer = await runtime.pipeline.call(session, args.call_type, args.query, source="cli",

@@ -101,6 +101,10 @@ class ContextBuilder:
         self._model = ModelBudget.for_window(config.model_context_window)
         self._segment_costs: dict[tuple, int] = {}
 
+    def warm_up(self) -> None:
+        """Load the embedding model now (its first use loads it)."""
+        self._embedder.embed_queries(["warm-up"])
+
     def new_transcript_index(self) -> TranscriptIndex:
         """An empty index of a meeting's turns, costed as this builder formats them."""
         return TranscriptIndex(self._embedder, lambda u: self.budget.count(utterance_line(u)),

@@ -105,6 +105,11 @@ QUERY_FRAME_WORDS = frozenset(
 )
 
 
+def turn_tokens(utterance: Utterance) -> list[str]:
+    """A turn's BM25 tokens: its speaker's name and its words (questions name who said it)."""
+    return content_tokens(f"{utterance.speaker_name} {utterance.text}")
+
+
 def query_terms(query: str) -> list[str]:
     terms = content_tokens(query)
     focused = [t for t in terms if t not in QUERY_FRAME_WORDS]
@@ -147,6 +152,11 @@ class TranscriptIndex:
         self._count_text = count_text or estimate_tokens
 
     @property
+    def model_id(self) -> str:
+        """The embedder's model: vectors given to `add` must be of it."""
+        return str(getattr(self._embedder, "model_id", ""))
+
+    @property
     def last_seq(self) -> int:
         return self._utterances[-1].id if self._utterances else 0
 
@@ -167,14 +177,24 @@ class TranscriptIndex:
     def __len__(self) -> int:
         return len(self._utterances)
 
-    def add(self, utterances: Sequence[Utterance]) -> None:
-        """Index turns (in seq order; turns already indexed are skipped)."""
-        fresh = [u for u in utterances if u.id > self.last_seq]
-        if not fresh:
+    def add(self, utterances: Sequence[Utterance], *, vectors: np.ndarray | None = None,
+            tokens: Sequence[Sequence[str]] | None = None) -> None:
+        """Index turns (in seq order; turns already indexed are skipped). `vectors` and
+        `tokens`, one per turn of `utterances`, are what this index would compute (the
+        embedder's document vectors, `turn_tokens`): a finished meeting's cache holds them, so
+        a call on it neither embeds nor analyses its turns again."""
+        keep = [i for i, u in enumerate(utterances) if u.id > self.last_seq]
+        if not keep:
             return
-        vectors = self._embedder.embed_documents([u.text for u in fresh]).astype(np.float32)
-        for utterance in fresh:
-            self._bm25.add(content_tokens(f"{utterance.speaker_name} {utterance.text}"))
+        fresh = [utterances[i] for i in keep]
+        if vectors is None:
+            vectors = self._embedder.embed_documents([u.text for u in fresh])
+        else:
+            vectors = np.asarray(vectors)[keep]
+        vectors = vectors.astype(np.float32)
+        fresh_tokens = [tokens[i] for i in keep] if tokens is not None else [turn_tokens(u) for u in fresh]
+        for utterance, turn in zip(fresh, fresh_tokens, strict=True):
+            self._bm25.add(turn)
             self._costs.append(self._count(utterance))
             self._line_costs.append(self._count(utterance.model_copy(update={"text": ""})))
             self._questions.append(is_question(utterance.text))

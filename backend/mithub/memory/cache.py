@@ -1,5 +1,6 @@
 """The memory's cache on disk: one file per finished meeting and embedding model, holding
-its turns, topics and vectors (numpy `.npz` with pickle off; the rest as JSON bytes).
+its turns, topics, vectors and search tokens (numpy `.npz` with pickle off; the rest as JSON
+bytes).
 
 A finished meeting does not change, so its file is written once. Files are written to a
 private temporary name and renamed into place (atomic on POSIX): two processes (or worker
@@ -27,7 +28,7 @@ from mithub.store.records import MeetingInfo
 
 logger = structlog.get_logger(__name__)
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2  # 2: each turn's search tokens (a call on the meeting analyses none again)
 
 
 @dataclass
@@ -37,6 +38,7 @@ class CachedMeeting:
     segments: list[TopicSegment]
     vectors: np.ndarray  # one row per utterance, the meeting embedder's document vectors
     model_id: str
+    tokens: list[list[str]] | None = None  # per utterance, its BM25 tokens (`turn_tokens`)
 
 
 def cache_path(root: Path, model_id: str, meeting_id: str) -> Path:
@@ -54,6 +56,7 @@ def save_meeting(root: Path, meeting: CachedMeeting) -> Path:
         "info": meeting.info.model_dump(mode="json"),
         "utterances": [u.model_dump(mode="json") for u in meeting.utterances],
         "segments": [s.model_dump(mode="json") for s in meeting.segments],
+        "tokens": meeting.tokens,
     }
     temporary = path.with_name(f".{path.stem}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
     try:
@@ -81,10 +84,11 @@ def load_meeting(root: Path, model_id: str, info: MeetingInfo) -> CachedMeeting 
             info=MeetingInfo.model_validate(meta["info"]),
             utterances=[Utterance.model_validate(u) for u in meta["utterances"]],
             segments=[TopicSegment.model_validate(s) for s in meta["segments"]],
-            vectors=vectors, model_id=meta["model_id"],
+            vectors=vectors, model_id=meta["model_id"], tokens=meta.get("tokens"),
         )
         fresh = (meta["format"] == CACHE_FORMAT and cached.model_id == model_id
-                 and cached.info == info and len(cached.utterances) == len(vectors))
+                 and cached.info == info and len(cached.utterances) == len(vectors)
+                 and cached.tokens is not None and len(cached.tokens) == len(vectors))
     except Exception as exc:  # noqa: BLE001 - a broken cache file is rebuilt, never fatal
         logger.warning("memory_cache_unreadable", path=str(path), error=f"{type(exc).__name__}: {exc}")
         return None

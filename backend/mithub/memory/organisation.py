@@ -28,6 +28,7 @@ from tqdm import tqdm
 
 from mithub.config import MemoryConfig, get_memory_config
 from mithub.context.models import PastExcerpt, PastMeetingRef, PastTopic
+from mithub.context.transcript_index import turn_tokens
 from mithub.embedders.base import Embedder, text_key
 from mithub.embedders.vector_cache import VECTORS_DIR, PersistentCachedEmbedder
 from mithub.memory.cache import CachedMeeting, load_meeting, save_meeting
@@ -108,6 +109,17 @@ class OrganisationMemory:
                         **self.stats)
             return len(fresh)
 
+    def prepared(self, meeting_id: str, model_id: str) -> CachedMeeting | None:
+        """A finished meeting as indexed here: its turns with their vectors (of `model_id`,
+        else None) and search tokens, so a call on it indexes its transcript without embedding
+        or analysing a turn again. None if the meeting is not held."""
+        if model_id != self._embedder.model_id:
+            return None
+        with self._lock:
+            info = self._indexed.get(meeting_id)
+            series = self.series.get(info.series_id) if info else None
+            return series.prepared(meeting_id) if series else None
+
     async def _load(self, info: MeetingInfo) -> CachedMeeting:
         model_id = self._embedder.model_id
         if self._root is not None:
@@ -119,8 +131,9 @@ class OrganisationMemory:
         _, segments = await self._source.load_state(info.id)
         stored = await self._source.stored_vectors(info.id, model_id)
         vectors = await asyncio.to_thread(self._vectors, [u.text for u in utterances], stored)
+        tokens = await asyncio.to_thread(lambda: [turn_tokens(u) for u in utterances])
         cached = CachedMeeting(info=info, utterances=utterances, segments=segments,
-                               vectors=vectors, model_id=model_id)
+                               vectors=vectors, model_id=model_id, tokens=tokens)
         self.stats["from_store"] += 1
         if self._root is not None:
             try:

@@ -84,7 +84,7 @@ class SeriesMemory:
         for u in cached.utterances:
             self._rows.append((meeting, u))
             rows.append(u.model_copy(update={"id": len(self._rows)}))
-        self._index.add(rows)  # one meeting: its regions stay inside it
+        self._index.add(rows, tokens=cached.tokens)  # one meeting: its regions stay inside it
         self._tokens = self._index.total_tokens
         self._feed.known = {}
         # The index holds the vectors now; a second copy would double the memory's size.
@@ -112,6 +112,14 @@ class SeriesMemory:
         for meeting, vectors in self._held(lambda m: m not in meeting_ids):
             view.add(meeting.ref, replace(meeting.cached, vectors=vectors))
         return view
+
+    def prepared(self, meeting_id: str) -> CachedMeeting | None:
+        """The meeting's turns, their vectors (from the index) and search tokens."""
+        meeting = self.meetings.get(meeting_id)
+        if meeting is None:
+            return None
+        vectors = self._index.vector_rows(meeting.first_row, meeting.first_row + len(meeting.cached.utterances))
+        return replace(meeting.cached, vectors=vectors)
 
     def _held(self, keep: Callable[[str], bool]) -> list[tuple[_Meeting, np.ndarray]]:
         return [(m, self._index.vector_rows(m.first_row, m.first_row + len(m.cached.utterances)))

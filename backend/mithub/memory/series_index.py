@@ -61,10 +61,11 @@ class SeriesIndex(TranscriptIndex):
         # Per turn, the two regions that hold it (the same one twice at a meeting's start).
         self._turn_regions = np.zeros((0, 2), dtype=np.int64)
 
-    def add(self, utterances: Sequence[Utterance]) -> None:
+    def add(self, utterances: Sequence[Utterance], *, vectors: np.ndarray | None = None,
+            tokens: Sequence[Sequence[str]] | None = None) -> None:
         """Index one meeting's turns (ids increasing past every turn indexed so far)."""
         first = len(self)
-        super().add(utterances)
+        super().add(utterances, vectors=vectors, tokens=tokens)
         tokens, self._bm25.pending = self._bm25.pending, []
         count = len(self) - first
         if count == 0:
