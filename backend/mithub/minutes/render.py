@@ -5,25 +5,29 @@ record's own words: a renderer into HTML escapes it (the page does)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import datetime
+from datetime import date, datetime
 
 from mithub.minutes.models import Minutes, MinutesActionItem, MinutesDecision
 
 LABELS = {
-    "ko": {"minutes": "회의록", "date": "일시", "participants": "참석자", "topics": "주제",
-           "decisions": "결정 사항", "actions": "액션 아이템", "open": "미결 사항", "changed": "지난 회의 대비 변경",
-           "due": "기한", "none": "없음", "turns": "발언", "mode_llm": "요약 문장은 LLM이 다듬었고, 항목과 인용은 회의 기록 그대로입니다.",
-           "mode_extractive": "LLM 없이 회의 기록에서 그대로 작성했습니다.", "meeting_of": "{m}월 {d}일 회의",
-           "counts": "결정 {d}건 · 변경 {c}건 · 액션 아이템 {a}건", "more": "외 {n}건", "page": "전체 회의록",
-           "was": "이전"},
-    "en": {"minutes": "Minutes", "date": "Date", "participants": "Participants", "topics": "Topics",
-           "decisions": "Decisions", "actions": "Action items", "open": "Open questions",
-           "changed": "Changed since the last meeting", "due": "due", "none": "none", "turns": "turns",
-           "mode_llm": "Summaries' wording polished by the LLM; items and citations are the record's.",
-           "mode_extractive": "Composed from the meeting record without an LLM.", "meeting_of": "meeting of {b} {d}",
-           "counts": "{d} decisions · {c} changes · {a} action items", "more": "{n} more", "page": "Full minutes",
-           "was": "was"},
+    "ko": {
+        "minutes": "회의록", "date": "일시", "participants": "참석자", "topics": "주제",
+        "decisions": "결정 사항", "actions": "액션 아이템", "open": "미결 사항",
+        "changed": "지난 회의 대비 변경", "due": "기한", "none": "없음", "turns": "발언",
+        "mode_llm": "요약 문장은 LLM이 다듬었고, 항목과 인용은 회의 기록 그대로입니다.",
+        "mode_extractive": "LLM 없이 회의 기록에서 그대로 작성했습니다.",
+        "meeting_of": "{m}월 {d}일 회의", "counts": "결정 {d}건 · 변경 {c}건 · 액션 아이템 {a}건",
+        "more": "외 {n}건", "page": "전체 회의록", "was": "이전",
+    },
+    "en": {
+        "minutes": "Minutes", "date": "Date", "participants": "Participants", "topics": "Topics",
+        "decisions": "Decisions", "actions": "Action items", "open": "Open questions",
+        "changed": "Changed since the last meeting", "due": "due", "none": "none", "turns": "turns",
+        "mode_llm": "Summaries' wording polished by the LLM; items and citations are the record's.",
+        "mode_extractive": "Composed from the meeting record without an LLM.",
+        "meeting_of": "meeting of {b} {d}", "counts": "{d} decisions · {c} changes · {a} action items",
+        "more": "{n} more", "page": "Full minutes", "was": "was",
+    },
 }
 
 
@@ -51,7 +55,8 @@ def cite(speaker: str, moment: datetime, seq: int) -> str:
     return f"{speaker} {_clock(moment)} #{seq}"
 
 
-def meeting_label(minutes: Minutes, day) -> str:  # noqa: ANN001 - a date
+def meeting_label(minutes: Minutes, day: date) -> str:
+    """How the minutes name an earlier meeting: "5월 4일 회의", "meeting of May 4"."""
     return _labels(minutes)["meeting_of"].format(m=day.month, d=day.day, b=f"{day:%b}")
 
 
@@ -128,7 +133,10 @@ def to_chat(minutes: Minutes, *, limit_chars: int, page_url: str | None = None) 
         (t["actions"], [f"- {_short(_action_text(a, t).replace('**', ''))} ({cite(a.speaker, a.time, a.seq)})"
                         for a in minutes.action_items]),
     ]
-    fits: Callable[[list[str]], bool] = lambda extra: len("\n".join(head + body + extra + tail)) <= limit_chars  # noqa: E731
+
+    def fits(extra: list[str]) -> bool:
+        return len("\n".join(head + body + extra + tail)) <= limit_chars
+
     for heading, items in groups:
         shown = 0
         for item in items:
