@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from mithub_databases import BACKENDS, subprocess_env
+from mithub_databases import subprocess_env
 from pydantic import SecretStr
 from webhook_receiver import HangingReceiver, WebhookReceiver
 
@@ -128,8 +128,8 @@ async def _delivered(database: Database, delivery: Delivery) -> bool:
 # ---------------------------------------------------------------------- retries
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-async def test_a_receiver_that_is_down_is_retried_with_backoff_until_it_is_up(backend, new_database_url) -> None:
+async def test_a_receiver_that_is_down_is_retried_with_backoff_until_it_is_up(new_database_url) -> None:
+    """On SQLite and PostgreSQL (`new_database_url` is parametrized over both)."""
     database = await open_database(new_database_url())
     try:
         await add_meeting(database)
@@ -312,3 +312,48 @@ def _store(url: str):  # noqa: ANN202 - an async context manager
 async def _read(url: str, delivery: Delivery) -> Delivery:
     async with _store(url) as database:
         return await status_of(database, delivery)
+
+
+# ---------------------------------------------------------------------- settings and logs
+
+
+async def test_without_a_url_nothing_is_enqueued(sqlite_database) -> None:
+    await add_meeting(sqlite_database)
+    assert await enqueue_delivery(SqlRepository(sqlite_database), sample_minutes(),
+                                  config=MinutesWebhookConfig(url=SecretStr(""))) is None
+    assert await SqlDeliveryStore(sqlite_database).for_meeting("m-1") == []
+
+
+@pytest.fixture
+def debug_logs():
+    """Log everything (structlog's JSON, httpx's and aiosqlite's lines) to the stderr of the
+    moment: call it inside the test, where capsys captures; the logs go quiet afterwards."""
+    import logging
+
+    from mithub.observability import configure_logging
+
+    yield lambda: configure_logging(json_logs=True, level="DEBUG")  # httpx logs every request at INFO
+    logging.basicConfig(force=True, level=logging.WARNING, handlers=[logging.NullHandler()])
+
+
+async def test_the_secret_and_the_urls_token_never_reach_the_logs(sqlite_database, debug_logs, capsys) -> None:
+    debug_logs()
+    await add_meeting(sqlite_database)
+    with WebhookReceiver(statuses=[503, 404]) as receiver:
+        config = webhook(receiver.url, format="slack")
+        retried = await enqueue(sqlite_database, config)
+        assert await until(lambda: _finished(sqlite_database, retried))
+        delivered = await enqueue(sqlite_database, config)
+        assert await until(lambda: _finished(sqlite_database, delivered))
+        await close_deliveries(0.5)
+    assert (await status_of(sqlite_database, retried)).status == "failed"  # 503, then 404
+    assert (await status_of(sqlite_database, delivered)).status == "delivered"
+    logged = capsys.readouterr()
+    output = logged.out + logged.err
+    events = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+    names = {e.get("event") for e in events}
+    assert {"minutes_delivery_enqueued", "minutes_delivery_retry", "minutes_delivery_failed",
+            "minutes_delivered"} <= names
+    assert f"127.0.0.1:{receiver.port}" in output and "HTTP Request: POST" in output  # the host is there
+    assert SECRET not in output
+    assert "s3cr3t-t0ken" not in output and receiver.path not in output

@@ -54,7 +54,7 @@ from mithub.clock import Clock, utc_now
 from mithub.config import MinutesWebhookConfig, get_minutes_webhook_config, get_public_config
 from mithub.minutes.models import Minutes
 from mithub.minutes.payloads import payload_body
-from mithub.minutes.webhook import PostResult, backoff_seconds, post_delivery, webhook_host
+from mithub.minutes.webhook import PostResult, backoff_seconds, hide_url, post_delivery, redact, webhook_host
 from mithub.observability import record_delivery_attempt, record_pending_deliveries
 from mithub.store.database import Database
 from mithub.store.deliveries import Delivery, DeliveryAttempt, SqlDeliveryStore
@@ -140,7 +140,8 @@ class DeliveryRunner:
                     await self.run_due()
                     wait = await self._seconds_to_next()
                 except Exception as exc:  # noqa: BLE001 - e.g. the store is down: the rows wait for it
-                    logger.warning("minutes_delivery_pass_failed", error=f"{type(exc).__name__}: {exc}")
+                    # redact: a database error quotes its statement's parameters, the URL among them
+                    logger.warning("minutes_delivery_pass_failed", error=redact(f"{type(exc).__name__}: {exc}"))
                     wait = min(FAILED_PASS_WAIT_SECONDS, self.config.poll_seconds)
                 if not self._wakeup.is_set():
                     self._idle.set()
@@ -228,6 +229,7 @@ def start_delivery(database: Database, config: MinutesWebhookConfig | None = Non
     config = config or get_minutes_webhook_config()
     if not config.enabled:
         return None
+    hide_url(config.url.get_secret_value().strip())
     runner = DeliveryRunner(database, config).start()
     with _runners_lock:
         _runners[_key(database)] = runner
@@ -303,13 +305,14 @@ async def enqueue_delivery(store: object, minutes: Minutes, *, config: MinutesWe
         return await _enqueue(database, minutes, config, clock())
     except Exception as exc:  # noqa: BLE001 - the meeting ends anyway; its minutes are stored
         logger.error("minutes_delivery_not_enqueued", meeting_id=minutes.meeting_id,
-                     error=f"{type(exc).__name__}: {exc}")
+                     error=redact(f"{type(exc).__name__}: {exc}"))
         return None
 
 
 async def _enqueue(database: Database, minutes: Minutes, config: MinutesWebhookConfig, now: datetime
                    ) -> Delivery:
     url = config.url.get_secret_value().strip()
+    hide_url(url)
     body = payload_body(minutes, config.format, page_url=get_public_config().meeting_page(minutes.meeting_id))
     delivery = await SqlDeliveryStore(database).add(minutes.meeting_id, url=url, format=config.format,
                                                     body=body, now=now)

@@ -7,7 +7,9 @@ Nothing here logs the URL (it may carry a token) or the secret; errors name the 
 
 from __future__ import annotations
 
+import logging
 import random
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -38,6 +40,46 @@ class PostResult:
     seconds: float = 0.0
 
 
+# Webhook URLs this process knows: hidden in every message that goes through `redact`, in
+# httpx's own "HTTP Request: POST <url>" line (INFO) and in aiosqlite's statements with their
+# parameters (DEBUG), which would otherwise print the token.
+REDACTED_LOGGERS = ("httpx", "aiosqlite")
+_known_urls: set[str] = set()
+_known_lock = threading.Lock()
+
+
+class _RedactWebhookUrls(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        hidden = redact(message)
+        if hidden != message:
+            record.msg, record.args = hidden, None
+        return True
+
+
+_REDACTOR = _RedactWebhookUrls()
+
+
+def hide_url(url: str) -> None:
+    """From now on, `url` never appears whole in this process's logs (its host does)."""
+    with _known_lock:
+        _known_urls.update({url, str(httpx.URL(url))} if url else ())
+    for name in REDACTED_LOGGERS:
+        library_logger = logging.getLogger(name)
+        if _REDACTOR not in library_logger.filters:
+            library_logger.addFilter(_REDACTOR)
+
+
+def redact(text: str) -> str:
+    """`text` with every known webhook URL replaced by its host."""
+    with _known_lock:
+        urls = sorted(_known_urls, key=len, reverse=True)
+    for url in urls:
+        if url in text:
+            text = text.replace(url, webhook_host(url))
+    return text
+
+
 def webhook_host(url: str) -> str:
     """What a log line may say about a webhook URL: its host (and port), never its path or query."""
     try:
@@ -63,6 +105,7 @@ async def post_delivery(client: httpx.AsyncClient, delivery: Delivery, *, attemp
     or a connection error retry; any other answer (a 4xx, a redirect) or a URL that is not
     http(s) fails at once (sending the same request again would not change it)."""
     body = delivery.body.encode("utf-8")
+    hide_url(delivery.url)
     started = time.perf_counter()
     try:
         response = await client.post(delivery.url, content=body,
@@ -124,4 +167,4 @@ def backoff_seconds(failed_attempts: int, config: MinutesWebhookConfig, *, retry
 
 def _scrub(text: str, url: str) -> str:
     """An error message without the URL (its path may hold a token)."""
-    return text.replace(url, webhook_host(url)) if url else text
+    return redact(text.replace(url, webhook_host(url)) if url else text)
