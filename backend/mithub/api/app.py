@@ -24,6 +24,7 @@ from mithub.agent.answer import Answer
 from mithub.agent.decision_watch import series_ledger
 from mithub.agent.registry import UnknownMeetingError
 from mithub.agent.runtime import AgentRuntime
+from mithub.api.ui import mount_ui
 from mithub.clock import on_meeting_clock
 from mithub.config import APIConfig
 from mithub.context.models import AgentCallType, Utterance
@@ -173,4 +174,5 @@ def create_app(runtime: AgentRuntime, config: APIConfig) -> FastAPI:
         body = answer.model_dump(mode="json", exclude={"context"} if answer.context is None else set())
         return JSONResponse(body)
 
+    mount_ui(app, runtime, config)  # the recap page, /ui/
     return app

@@ -1,0 +1,213 @@
+"""The recap page (`/ui/`, issue 20): server-rendered HTML over the store, served by the API
+process. No JavaScript, no build step: Jinja2 templates (autoescaped: meeting text is always
+shown as text) and one stylesheet.
+
+    /ui/login                     the API token, typed once (the page's only POST)
+    /ui/                          the series and their meetings, by date
+    /ui/meetings/{id}             a meeting: timeline, talk time, decisions, actions, transcript
+    /ui/series/{id}/ledger        decisions active or changed; action items (?owner=, ?state=)
+    /ui/series/{id}/search?q=     the organisation memory's search, with cited excerpts
+
+Every page but the login and the stylesheet needs the session cookie (`ui_session`); without
+it a page answers 303 to the login, which comes back to the page afterwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from importlib.resources import files
+from typing import Annotated, Any
+from urllib.parse import parse_qs, quote
+
+from fastapi import APIRouter, Depends, FastAPI, Path, Query, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+from mithub.agent.decision_watch import series_ledger
+from mithub.agent.runtime import AgentRuntime
+from mithub.api import recap
+from mithub.api.ui_labels import LABELS, Language, request_language, text_language
+from mithub.api.ui_session import FORM_COOKIE, FORM_SECONDS, SESSION_COOKIE, SESSION_SECONDS, UiSession, \
+    clear_cookie, set_cookie
+from mithub.clock import Clock, stamp, utc_now
+from mithub.config import APIConfig
+from mithub.errors import MeetingNotFoundError
+from mithub.minutes.compose import stored_or_composed
+from mithub.store.records import MeetingOverview
+
+SEARCH_BUDGET_TOKENS = 1500  # of excerpts shown for one search (the memory's own budget unit)
+MAX_FORM_BYTES = 16 * 1024
+HEADERS = {
+    # No script may run on these pages, whatever a transcript holds.
+    "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self' data:; "
+                               "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+MeetingId = Annotated[str, Path(pattern=r"^[A-Za-z0-9._:-]{1,200}$", description="meeting id")]
+SeriesId = Annotated[str, Path(min_length=1, max_length=200, description="series id")]
+_NEXT = re.compile(r"^/ui/[^/\\][^\\]*$|^/ui/$")
+
+
+class SignInRequired(Exception):
+    def __init__(self, next_path: str) -> None:
+        self.next_path = next_path
+
+
+def templates() -> Environment:
+    env = Environment(loader=PackageLoader("mithub.api", "templates"), autoescape=True,
+                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.globals.update(meeting_url=recap.meeting_url, quote=quote, stamp=stamp)
+    return env
+
+
+def safe_next(value: str | None) -> str:
+    """Where the login goes back to: a page of /ui/ only (never another site)."""
+    return value if value and _NEXT.match(value) and "//" not in value else "/ui/"
+
+
+def mount_ui(app: FastAPI, runtime: AgentRuntime, config: APIConfig, *, clock: Clock = utc_now) -> None:
+    session = UiSession(config.required_token())
+    env = templates()
+    stylesheet = (files("mithub.api") / "static" / "ui.css").read_text(encoding="utf-8")
+    repository = runtime.repository
+
+    def render(request: Request, name: str, language: Language, *, status: int = 200, **context: Any) -> HTMLResponse:
+        html = env.get_template(name).render(lang=language, t=LABELS[language], signed_in=session.signed_in(request),
+                                             **context)
+        return HTMLResponse(html, status_code=status, headers=HEADERS)
+
+    async def render_async(request: Request, name: str, language: Language, **context: Any) -> HTMLResponse:
+        # A 2,000-line transcript takes a few milliseconds to render: off the event loop.
+        return await asyncio.to_thread(render, request, name, language, **context)
+
+    def require_session(request: Request) -> None:
+        if not session.signed_in(request):
+            query = f"?{request.url.query}" if request.url.query else ""
+            raise SignInRequired(request.url.path + query)
+
+    @app.exception_handler(SignInRequired)
+    async def _sign_in(_request: Request, exc: SignInRequired) -> Response:
+        return RedirectResponse(f"/ui/login?next={quote(exc.next_path, safe='')}", status_code=303,
+                                headers=HEADERS)
+
+    def login_form(request: Request, next_path: str, *, status: int = 200, error: str | None = None) -> Response:
+        nonce, form_token = session.new_form()
+        response = render(request, "login.html", request_language(request.headers.get("accept-language")),
+                          status=status, form_token=form_token, next_path=next_path, error=error)
+        set_cookie(response, request, FORM_COOKIE, nonce, FORM_SECONDS)
+        return response
+
+    open_router = APIRouter(prefix="/ui", include_in_schema=False)
+
+    @open_router.get("/static/ui.css")
+    async def css() -> Response:
+        return Response(stylesheet, media_type="text/css; charset=utf-8",
+                        headers={"Cache-Control": "max-age=3600", "X-Content-Type-Options": "nosniff"})
+
+    @open_router.get("/login")
+    async def login_page(request: Request, next: Annotated[str | None, Query(max_length=2000)] = None) -> Response:
+        if session.signed_in(request):
+            return RedirectResponse(safe_next(next), status_code=303, headers=HEADERS)
+        return login_form(request, safe_next(next))
+
+    @open_router.post("/login")
+    async def login(request: Request) -> Response:
+        body = await request.body()
+        fields = {k: v[0] for k, v in parse_qs(body[:MAX_FORM_BYTES].decode("utf-8", "replace")).items()}
+        next_path = safe_next(fields.get("next"))
+        language = request_language(request.headers.get("accept-language"))
+        if not session.valid_form(fields.get("form_token", ""), request.cookies.get(FORM_COOKIE)):
+            return login_form(request, next_path, status=400, error=LABELS[language]["expired_form"])
+        if not session.token_matches(fields.get("token", "").strip()):
+            return login_form(request, next_path, status=401, error=LABELS[language]["wrong_token"])
+        response = RedirectResponse(next_path, status_code=303, headers=HEADERS)
+        set_cookie(response, request, SESSION_COOKIE, session.new_session(), SESSION_SECONDS)
+        clear_cookie(response, request, FORM_COOKIE)
+        return response
+
+    @open_router.get("/logout")
+    async def logout(request: Request) -> Response:
+        response = RedirectResponse("/ui/login", status_code=303, headers=HEADERS)
+        clear_cookie(response, request, SESSION_COOKIE)
+        return response
+
+    pages = APIRouter(prefix="/ui", include_in_schema=False, dependencies=[Depends(require_session)])
+
+    @pages.get("/")
+    async def series_list(request: Request) -> Response:
+        rows, quotes = [], []
+        for series in await repository.list_series():
+            ledger = await series_ledger(repository, series.id)
+            rows.append(recap.series_row(series.id, series.meetings, ledger, clock()))
+            quotes += [d.quote for d in ledger.decisions[:20]]
+        rows.sort(key=lambda s: max((m.when for m in s.meetings), default=""), reverse=True)
+        return render(request, "series.html", text_language(quotes), series=rows)
+
+    @pages.get("/meetings/{meeting_id}")
+    async def meeting_page(request: Request, meeting_id: MeetingId) -> Response:
+        try:
+            minutes = await stored_or_composed(repository, meeting_id)
+        except MeetingNotFoundError:
+            return render(request, "not_found.html", request_language(request.headers.get("accept-language")),
+                          status=404, what=meeting_id)
+        turns = await repository.get_utterances(meeting_id)
+        return await render_async(request, "meeting.html", minutes.language, **meeting_context(minutes, turns))
+
+    @pages.get("/series/{series_id}/ledger")
+    async def ledger_page(request: Request, series_id: SeriesId,
+                          owner: Annotated[str | None, Query(max_length=200)] = None,
+                          state: Annotated[str, Query(max_length=10)] = "") -> Response:
+        meetings = await repository.list_meetings(series_id=series_id)
+        if not meetings:
+            return render(request, "not_found.html", request_language(request.headers.get("accept-language")),
+                          status=404, what=series_id)
+        ledger = await series_ledger(repository, series_id)
+        chosen = state if state in ("open", "due") else None
+        view = recap.ledger_view(ledger, meetings, clock(), owner=owner or None, state=chosen)
+        language = text_language([d.quote for d in ledger.decisions] + [a.quote for a in ledger.actions])
+        return render(request, "ledger.html", language, series_id=series_id, view=view, owner=owner or "",
+                      state=chosen or "")
+
+    @pages.get("/series/{series_id}/search")
+    async def search_page(request: Request, series_id: SeriesId,
+                          q: Annotated[str, Query(max_length=100_000)] = "") -> Response:
+        meetings = await repository.list_meetings(series_id=series_id)
+        if not meetings:
+            return render(request, "not_found.html", request_language(request.headers.get("accept-language")),
+                          status=404, what=series_id)
+        query = q.strip()
+        found = await search_series(runtime, series_id, query, meetings) if 0 < len(query) <= config.max_query_chars \
+            else None
+        language = text_language([query] if query else [m.title or "" for m in meetings])
+        too_long = len(query) > config.max_query_chars
+        return render(request, "search.html", language, status=422 if too_long else 200, series_id=series_id,
+                      q=query, found=found, too_long=too_long, limit=config.max_query_chars,
+                      memory_on=runtime.builder.past is not None)
+
+    app.include_router(open_router)
+    app.include_router(pages)
+
+
+def meeting_context(minutes: Any, turns: list) -> dict[str, Any]:
+    bars = recap.timeline(minutes)
+    return {"m": minutes, "bars": bars, "chart": recap.talk_chart(minutes.participants, minutes.language),
+            "lines": recap.transcript(turns, bars, recap.cited_seqs(minutes))}
+
+
+async def search_series(runtime: AgentRuntime, series_id: str, query: str,
+                        meetings: list[MeetingOverview]) -> recap.SearchView | None:
+    """The organisation memory's search over the series' finished meetings (what a call in a
+    meeting of the series would find): the closest past topic and the excerpts, each line
+    citing its meeting and seq. None when the memory is off."""
+    memory = runtime.builder.past
+    if memory is None:
+        return None
+    await memory.sync()
+    topics, excerpts = await asyncio.to_thread(memory.search_past, query, series_id=series_id,
+                                               exclude_meeting_id="", budget_tokens=SEARCH_BUDGET_TOKENS)
+    # MEMORY_SCOPE=organisation searches every series; this page is one series'.
+    return recap.search_view([t for t in topics if t.meeting.series_id == series_id],
+                             [e for e in excerpts if e.meeting.series_id == series_id], meetings)
