@@ -357,3 +357,84 @@ async def test_the_secret_and_the_urls_token_never_reach_the_logs(sqlite_databas
     assert f"127.0.0.1:{receiver.port}" in output and "HTTP Request: POST" in output  # the host is there
     assert SECRET not in output
     assert "s3cr3t-t0ken" not in output and receiver.path not in output
+
+
+# ---------------------------------------------------------------------- processes that resume deliveries
+
+
+async def test_mithub_minutes_deliver_sends_the_pending_ones_now(tmp_path, capsys, monkeypatch) -> None:
+    from mithub.cli.minutes_deliver import deliver
+
+    url = f"sqlite+aiosqlite:///{tmp_path / 'mithub.db'}"
+    monkeypatch.setenv("MINUTES_WEBHOOK_SECRET", SECRET)
+    from mithub.config import get_minutes_webhook_config
+
+    get_minutes_webhook_config.cache_clear()
+    try:
+        up, down = (WebhookReceiver(port=WebhookReceiver.closed_port()) for _ in range(2))
+        async with _store(url) as database:
+            await add_meeting(database)
+            store = SqlDeliveryStore(database)
+            later = datetime.now(timezone.utc) + timedelta(hours=1)  # backoff would wait an hour
+            waiting = await store.add("m-1", url=up.url, format="json", body=b'{"a":1}', now=later)
+            stuck = await store.add("m-1", url=down.url, format="json", body=b'{"b":2}', now=later)
+        with up:
+            assert await deliver(url) == 1  # one could not be delivered
+        out = capsys.readouterr().out
+        assert f"{waiting.id} meeting m-1 -> 127.0.0.1:{up.port}: delivered, attempt 1" in out
+        assert f"{stuck.id} meeting m-1 -> 127.0.0.1:{down.port}: pending, next attempt" in out
+        assert "pending 1 · delivered 1 · failed 0" in out and down.path not in out
+        [request] = up.requests
+        assert verify_signature(SECRET, request.body, request.headers["X-MitHub-Timestamp"],
+                                request.headers["X-MitHub-Signature"])
+        assert await deliver(url) == 1 and "attempt 2" in capsys.readouterr().out
+    finally:
+        get_minutes_webhook_config.cache_clear()
+
+
+async def test_a_long_lived_process_resumes_deliveries_over_its_own_store(tmp_path) -> None:
+    """What the worker does at start (`delivering()` opens DATABASE_URL): a store that cannot be
+    opened does not stop it, one that can is resumed at once."""
+    from mithub.minutes.delivery import delivering
+
+    url = f"sqlite+aiosqlite:///{tmp_path / 'mithub.db'}"
+    with WebhookReceiver() as receiver:
+        async with _store(url) as database:
+            await add_meeting(database)
+            delivery = await SqlDeliveryStore(database).add("m-1", url=receiver.url, format="json", body=b"{}",
+                                                            now=datetime.now(timezone.utc))
+        async with delivering(database_url="postgresql+asyncpg://nobody@127.0.0.1:9/none",
+                              config=webhook(receiver.url)) as runner:
+            assert runner is None
+        async with delivering(database_url=url, config=webhook(receiver.url)) as runner:
+            assert runner is not None
+            assert await until(lambda: _delivered(runner.database, delivery))
+        assert len(receiver.requests) == 1
+
+
+@pytest.mark.slow
+async def test_mithub_api_resumes_pending_deliveries_at_start(tmp_path) -> None:
+    import os
+
+    url = f"sqlite+aiosqlite:///{tmp_path / 'mithub.db'}"
+    receiver = WebhookReceiver(port=WebhookReceiver.closed_port())
+    async with _store(url) as database:
+        await add_meeting(database)
+        delivery = await SqlDeliveryStore(database).add("m-1", url=receiver.url, format="json", body=b'{"m":1}',
+                                                        now=datetime.now(timezone.utc))
+    env = {**subprocess_env(), "API_TOKEN": "t" * 40, "LLM_BASE_URL": "", "MINUTES_WEBHOOK_URL": receiver.url,
+           "MINUTES_WEBHOOK_SECRET": SECRET, "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
+    with receiver:
+        process = subprocess.Popen([sys.executable, "-m", "mithub.cli", "api", "--port", "0", "--database-url", url],
+                                   env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            assert await until(lambda: _delivered_in(url, delivery), timeout=240)
+        finally:
+            process.terminate()
+            _out, err = process.communicate(timeout=60)
+    assert len(receiver.requests) == 1 and receiver.requests[0].body == b'{"m":1}'
+    assert SECRET not in err and receiver.path not in err
+
+
+async def _delivered_in(url: str, delivery: Delivery) -> bool:
+    return (await _read(url, delivery)).status == "delivered"

@@ -12,6 +12,7 @@ from livekit.protocol import models
 
 from mithub.config import get_livekit_config, get_metrics_config, get_worker_config
 from mithub.errors import ConfigError
+from mithub.minutes.delivery import delivering
 from mithub_worker.server import create_server
 from mithub_worker.tokens import join_token
 
@@ -40,23 +41,26 @@ async def _run(mode: str, room: str | None) -> int:
         loop.add_signal_handler(sig, stop.set)
 
     unregistered = mode == "connect"
-    running = asyncio.create_task(server.run(devmode=mode != "start", unregistered=unregistered))
-    if room is not None:
-        server.once("worker_started", lambda: asyncio.ensure_future(_join(server, room, config)))
-    print(f"mithub worker ({mode}) on {livekit.url}, agent name {config.agent_name!r}; "
-          f"status on :{config.http_port}/worker" +
-          (f", metrics on :{metrics_port}/metrics" if metrics_port else ""), file=sys.stderr)
-    stopped = asyncio.create_task(stop.wait())
-    done, _ = await asyncio.wait({running, stopped}, return_when=asyncio.FIRST_COMPLETED)
-    if running in done:
-        running.result()  # a connection failure: raise it
-        return 0
-    print("draining meetings…", file=sys.stderr)
-    try:
-        await server.drain(timeout=DRAIN_SECONDS)
-    except TimeoutError:
-        logger.warning("worker_drain_timed_out", seconds=DRAIN_SECONDS)
-    await server.aclose()
+    # The minutes' webhook deliveries: pending ones resume now, the meetings' new ones are sent
+    # in the background, and the end waits for them at most MINUTES_WEBHOOK_SHUTDOWN_WAIT_SECONDS.
+    async with delivering():
+        running = asyncio.create_task(server.run(devmode=mode != "start", unregistered=unregistered))
+        if room is not None:
+            server.once("worker_started", lambda: asyncio.ensure_future(_join(server, room, config)))
+        print(f"mithub worker ({mode}) on {livekit.url}, agent name {config.agent_name!r}; "
+              f"status on :{config.http_port}/worker" +
+              (f", metrics on :{metrics_port}/metrics" if metrics_port else ""), file=sys.stderr)
+        stopped = asyncio.create_task(stop.wait())
+        done, _ = await asyncio.wait({running, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        if running in done:
+            running.result()  # a connection failure: raise it
+            return 0
+        print("draining meetings…", file=sys.stderr)
+        try:
+            await server.drain(timeout=DRAIN_SECONDS)
+        except TimeoutError:
+            logger.warning("worker_drain_timed_out", seconds=DRAIN_SECONDS)
+        await server.aclose()
     return 0
 
 

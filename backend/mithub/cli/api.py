@@ -41,6 +41,7 @@ async def _serve(args: argparse.Namespace, host: str, port: int) -> int:
     from mithub.agent.runtime import open_agent_runtime
     from mithub.api.app import create_app
     from mithub.config import get_api_config
+    from mithub.minutes.delivery import delivering
 
     print(f"mithub api: loading the store and the models for http://{_url_host(host)}:{port} ...",
           file=sys.stderr, flush=True)
@@ -50,7 +51,9 @@ async def _serve(args: argparse.Namespace, host: str, port: int) -> int:
                                            log_level="warning"))
     announcer = asyncio.create_task(_announce_when_healthy(server, host))
     try:
-        await server.serve()
+        # Minutes deliveries left pending (a receiver that was down, a restart) resume now.
+        async with delivering(runtime.database):
+            await server.serve()
     finally:
         announcer.cancel()
     return 0
