@@ -66,9 +66,12 @@ METRICS = {
     "mithub_stt_real_time_factor": "histogram",
     "mithub_stt_audio_seconds": "counter",
     "mithub_stt_errors": "counter",
+    "mithub_minutes_delivery_attempts": "counter",
+    "mithub_minutes_deliveries_pending": "gauge",
 }
-# Back-pressure needs a full outage queue (10k utterances), covered by tests/store/test_outage.py.
-NOT_MOVED_HERE = {"mithub_db_backpressure"}
+# Back-pressure needs a full outage queue (10k utterances), covered by tests/store/test_outage.py;
+# the minutes' webhook deliveries need a webhook receiver, in tests/minutes/test_delivery.py.
+NOT_MOVED_HERE = {"mithub_db_backpressure", "mithub_minutes_delivery_attempts", "mithub_minutes_deliveries_pending"}
 
 
 def _llm_transport() -> httpx.MockTransport:
