@@ -438,3 +438,30 @@ async def test_mithub_api_resumes_pending_deliveries_at_start(tmp_path) -> None:
 
 async def _delivered_in(url: str, delivery: Delivery) -> bool:
     return (await _read(url, delivery)).status == "delivered"
+
+
+@pytest.mark.slow
+async def test_a_replay_ends_and_exits_while_the_receiver_hangs(tmp_path) -> None:
+    """`mithub replay` ends its meeting (record, minutes, delivery stored) and its process exits
+    with the receiver holding the POST: the delivery stays pending for the next start."""
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "meetings" / "ko_product_planning_3.jsonl"
+    url = f"sqlite+aiosqlite:///{tmp_path / 'mithub.db'}"
+    hanging = HangingReceiver()
+    env = {**subprocess_env(), "LLM_BASE_URL": "", "MINUTES_WEBHOOK_URL": hanging.url,
+           "MINUTES_WEBHOOK_TIMEOUT_SECONDS": "60"}
+    try:
+        started = time.perf_counter()
+        done = await asyncio.to_thread(subprocess.run, [
+            sys.executable, "-m", "mithub.cli", "replay", str(example), "--meeting-id", "short", "--database-url", url,
+            "--no-progress", "--json"], env=env, capture_output=True, text=True, timeout=300)
+        elapsed = time.perf_counter() - started
+    finally:
+        hanging.close()
+    assert done.returncode == 0, done.stderr
+    async with _store(url) as database:
+        [delivery] = await SqlDeliveryStore(database).for_meeting("short")
+        assert await SqlRepository(database).get_minutes("short") is not None
+    assert delivery.status == "pending" and delivery.attempts == 0
+    print(f"replay with a hanging webhook: {elapsed:.1f} s")

@@ -56,7 +56,7 @@ from mithub.minutes.models import Minutes
 from mithub.minutes.payloads import payload_body
 from mithub.minutes.webhook import PostResult, backoff_seconds, hide_url, post_delivery, redact, webhook_host
 from mithub.observability import record_delivery_attempt, record_pending_deliveries
-from mithub.store.database import Database
+from mithub.store.database import Database, create_database
 from mithub.store.deliveries import Delivery, DeliveryAttempt, SqlDeliveryStore
 
 logger = structlog.get_logger(__name__)
@@ -68,12 +68,14 @@ STOP_SECONDS = 0.5  # at shutdown, after the bounded wait: time for the loop to 
 
 @dataclass
 class DeliveryRunner:
-    """Sends the pending deliveries of one database, one at a time, in a background task."""
+    """Sends the pending deliveries of one database, one at a time, in a background task.
+    `owns_database`: the runner disposes it when it stops (the engine it opened for itself)."""
 
     database: Database
     config: MinutesWebhookConfig = field(default_factory=get_minutes_webhook_config)
     clock: Clock = utc_now
     rng: Callable[[], float] = random.random
+    owns_database: bool = False
 
     def __post_init__(self) -> None:
         self.store = SqlDeliveryStore(self.database)
@@ -127,8 +129,13 @@ class DeliveryRunner:
                 self._task.cancel()
                 await asyncio.gather(self._task, return_exceptions=True)
         self._stopping = True
-        await self._client.aclose()
+        await self._release()
         _forget(self)
+
+    async def _release(self) -> None:
+        await self._client.aclose()
+        if self.owns_database:
+            await self.database.dispose()
 
     # ------------------------------------------------------------------ sending
 
@@ -147,9 +154,9 @@ class DeliveryRunner:
                     self._idle.set()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wakeup.wait(), wait)
-        finally:
+        finally:  # also when the process's event loop ends and cancels it (a replay exits)
             self._idle.set()
-            await self._client.aclose()
+            await self._release()
 
     async def run_due(self, *, due_only: bool = True) -> list[Delivery]:
         """Attempt every delivery due now (or, not `due_only`, every pending one, once each),
@@ -270,11 +277,14 @@ async def delivering(database: Database | None = None, *, database_url: str | No
 
 
 def _runner_for(database: Database, config: MinutesWebhookConfig) -> DeliveryRunner:
-    """This process's runner for `database`; a process without one (a replay) starts it here."""
+    """This process's runner for `database`; a process without one (a replay) starts it here,
+    over an engine of its own: the meeting's is disposed when the meeting is left, and the
+    runner disposes its own however its event loop ends (no connection outlives it)."""
     with _runners_lock:
         runner = _runners.get(_key(database))
         if runner is None or not runner.running:
-            runner = _runners[_key(database)] = DeliveryRunner(database, config).start()
+            own = create_database(_key(database))
+            runner = _runners[_key(database)] = DeliveryRunner(own, config, owns_database=True).start()
         return runner
 
 
