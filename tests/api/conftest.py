@@ -27,3 +27,18 @@ def app(database_url):
 
 
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
+DEMO_SERIES = (("ko_product_planning", "demo-ko-1", "2026-05-04T10:00:00+09:00"),
+               ("ko_product_planning_2", "demo-ko-2", "2026-05-11T10:00:00+09:00"))
+
+
+@pytest.fixture(scope="session")
+def demo_series_url(tmp_path_factory) -> str:
+    """The demo series as `make demo` replays it: the Korean sample meeting and its follow-up a
+    week later (which changes two of its decisions), in one SQLite store."""
+    url = f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('demo-series') / 'mithub.db'}"
+    for name, meeting_id, started in DEMO_SERIES:
+        assert main(["replay", str(EXAMPLES / f"{name}.jsonl"), "--meeting-id", meeting_id, "--series", "demo-ko",
+                     "--started-at", started, "--database-url", url, "--no-progress", "--json"]) == 0
+    return url

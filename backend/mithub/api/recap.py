@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, tzinfo
 from typing import Literal
 from urllib.parse import quote
 
 from mithub.api.ui_labels import Language, duration_text
-from mithub.clock import local_date, local_time, stamp
+from mithub.clock import local_date, local_time, on_meeting_clock, stamp
 from mithub.context.models import PastExcerpt, PastTopic, Utterance
 from mithub.minutes.models import Minutes, MinutesParticipant
 from mithub.record.ledger import SeriesLedger, change_id
@@ -118,9 +118,11 @@ class Line:
     topic: TopicBar | None
 
 
-def transcript(turns: Sequence[Utterance], bars: Sequence[TopicBar], cited: set[int]) -> list[Line]:
-    """The lines, times as HH:MM:SS of the turns' instants (already on the meeting's clock)."""
+def transcript(turns: Sequence[Utterance], bars: Sequence[TopicBar], cited: set[int], zone: tzinfo) -> list[Line]:
+    """The lines, times as HH:MM:SS on the meeting's clock."""
     starts = {bar.first_seq: bar for bar in bars}
+    for u in turns:
+        on_meeting_clock(u, zone)
     return [Line(u.id, f"{u.absolute_timestamp:%H:%M:%S}", u.speaker_name, u.text, u.id in cited,
                  starts.get(u.id)) for u in turns]
 
@@ -189,6 +191,7 @@ class LedgerDecision:
     quote: Quote
     change: DecisionChange | None
     change_quote: Quote | None
+    new_value: str | None = None  # the value the changing line settled, when the record kept it
 
 
 @dataclass(frozen=True)
@@ -229,13 +232,14 @@ def ledger_view(ledger: SeriesLedger, meetings: Sequence[MeetingOverview], now: 
     owner, and open or due as of `now` on each item's meeting's calendar."""
     quote = _Quoter(meetings)
     changes = {change_id(c): c for c in ledger.changes}
+    values = {(d.meeting_id, d.seq): d.value for d in ledger.decisions}
     decisions = []
     for d in sorted(ledger.decisions, key=lambda d: (d.time, d.seq)):
         change = changes.get(d.changed_by) if d.changed_by else None
         decisions.append(LedgerDecision(
             decision=d, quote=quote(d.meeting_id, d.seq, d.quote, d.speaker, d.time), change=change,
             change_quote=quote(change.meeting_id, change.seq, change.quote, change.speaker, change.time)
-            if change else None))
+            if change else None, new_value=values.get((change.meeting_id, change.seq)) if change else None))
     actions = []
     for a in sorted(ledger.actions, key=lambda a: (a.time, a.seq)):
         found = action_state(a, quote.today(a.meeting_id, now))

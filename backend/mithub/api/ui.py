@@ -33,7 +33,9 @@ from mithub.api.ui_session import FORM_COOKIE, FORM_SECONDS, SESSION_COOKIE, SES
 from mithub.clock import Clock, stamp, utc_now
 from mithub.config import APIConfig
 from mithub.errors import MeetingNotFoundError
+from mithub.context.models import Utterance
 from mithub.minutes.compose import stored_or_composed
+from mithub.minutes.models import Minutes
 from mithub.store.records import MeetingOverview
 
 SEARCH_BUDGET_TOKENS = 1500  # of excerpts shown for one search (the memory's own budget unit)
@@ -79,9 +81,6 @@ def mount_ui(app: FastAPI, runtime: AgentRuntime, config: APIConfig, *, clock: C
                                              **context)
         return HTMLResponse(html, status_code=status, headers=HEADERS)
 
-    async def render_async(request: Request, name: str, language: Language, **context: Any) -> HTMLResponse:
-        # A 2,000-line transcript takes a few milliseconds to render: off the event loop.
-        return await asyncio.to_thread(render, request, name, language, **context)
 
     def require_session(request: Request) -> None:
         if not session.signed_in(request):
@@ -154,7 +153,9 @@ def mount_ui(app: FastAPI, runtime: AgentRuntime, config: APIConfig, *, clock: C
             return render(request, "not_found.html", request_language(request.headers.get("accept-language")),
                           status=404, what=meeting_id)
         turns = await repository.get_utterances(meeting_id)
-        return await render_async(request, "meeting.html", minutes.language, **meeting_context(minutes, turns))
+        # A 2,000-line transcript takes milliseconds to lay out and render: off the event loop.
+        return await asyncio.to_thread(
+            lambda: render(request, "meeting.html", minutes.language, **meeting_context(minutes, turns)))
 
     @pages.get("/series/{series_id}/ledger")
     async def ledger_page(request: Request, series_id: SeriesId,
@@ -191,10 +192,10 @@ def mount_ui(app: FastAPI, runtime: AgentRuntime, config: APIConfig, *, clock: C
     app.include_router(pages)
 
 
-def meeting_context(minutes: Any, turns: list) -> dict[str, Any]:
+def meeting_context(minutes: Minutes, turns: list[Utterance]) -> dict[str, Any]:
     bars = recap.timeline(minutes)
     return {"m": minutes, "bars": bars, "chart": recap.talk_chart(minutes.participants, minutes.language),
-            "lines": recap.transcript(turns, bars, recap.cited_seqs(minutes))}
+            "lines": recap.transcript(turns, bars, recap.cited_seqs(minutes), minutes.zone)}
 
 
 async def search_series(runtime: AgentRuntime, series_id: str, query: str,
