@@ -1,5 +1,7 @@
 """Which routes answer without the token (issue 19 item 12): /healthz and the API's own
-description (/docs, /openapi.json), nothing else, as the README says."""
+description (/docs, /openapi.json), nothing else, as the README says. The recap page's own
+login, logout and stylesheet (no meeting data) answer too; its other pages send the browser to
+the login (303)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from mithub.api.app import create_app
 from mithub.config import APIConfig
 
 OPEN = {"/healthz", "/docs", "/openapi.json", "/docs/oauth2-redirect"}
+UI_OPEN = {"/ui/login", "/ui/logout", "/ui/static/ui.css"}
 
 
 async def test_only_health_and_the_api_description_answer_without_a_token():
@@ -23,9 +26,13 @@ async def test_only_health_and_the_api_description_answer_without_a_token():
         for path in ("/docs", "/openapi.json"):
             assert (await http.get(path)).status_code == 200
         for route in app.routes:
-            if route.path in OPEN:
+            if route.path in OPEN | UI_OPEN:
                 continue
             url = re.sub(r"\{[^}]+\}", "x", route.path)
             for method in sorted(route.methods - {"HEAD"}):
                 response = await http.request(method, url)
-                assert response.status_code == 401, (method, route.path)
+                if route.path.startswith("/ui/"):
+                    assert response.status_code == 303, (method, route.path)
+                    assert response.headers["location"].startswith("/ui/login?"), route.path
+                else:
+                    assert response.status_code == 401, (method, route.path)

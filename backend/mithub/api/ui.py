@@ -20,7 +20,7 @@ from importlib.resources import files
 from typing import Annotated, Any
 from urllib.parse import parse_qs, quote
 
-from fastapi import APIRouter, Depends, FastAPI, Path, Query, Request
+from fastapi import Depends, FastAPI, Path, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
@@ -74,7 +74,6 @@ def mount_ui(app: FastAPI, runtime: AgentRuntime, config: APIConfig, *, clock: C
     session = UiSession(config.required_token())
     env = templates()
     stylesheet = (files("mithub.api") / "static" / "ui.css").read_text(encoding="utf-8")
-    repository = runtime.repository
 
     def render(request: Request, name: str, language: Language, *, status: int = 200, **context: Any) -> HTMLResponse:
         html = env.get_template(name).render(lang=language, t=LABELS[language], signed_in=session.signed_in(request),
@@ -86,6 +85,8 @@ def mount_ui(app: FastAPI, runtime: AgentRuntime, config: APIConfig, *, clock: C
         if not session.signed_in(request):
             query = f"?{request.url.query}" if request.url.query else ""
             raise SignInRequired(request.url.path + query)
+
+    signed_in = [Depends(require_session)]
 
     @app.exception_handler(SignInRequired)
     async def _sign_in(_request: Request, exc: SignInRequired) -> Response:
@@ -99,20 +100,18 @@ def mount_ui(app: FastAPI, runtime: AgentRuntime, config: APIConfig, *, clock: C
         set_cookie(response, request, FORM_COOKIE, nonce, FORM_SECONDS)
         return response
 
-    open_router = APIRouter(prefix="/ui", include_in_schema=False)
-
-    @open_router.get("/static/ui.css")
+    @app.get("/ui/static/ui.css", include_in_schema=False)
     async def css() -> Response:
         return Response(stylesheet, media_type="text/css; charset=utf-8",
                         headers={"Cache-Control": "max-age=3600", "X-Content-Type-Options": "nosniff"})
 
-    @open_router.get("/login")
+    @app.get("/ui/login", include_in_schema=False)
     async def login_page(request: Request, next: Annotated[str | None, Query(max_length=2000)] = None) -> Response:
         if session.signed_in(request):
             return RedirectResponse(safe_next(next), status_code=303, headers=HEADERS)
         return login_form(request, safe_next(next))
 
-    @open_router.post("/login")
+    @app.post("/ui/login", include_in_schema=False)
     async def login(request: Request) -> Response:
         body = await request.body()
         fields = {k: v[0] for k, v in parse_qs(body[:MAX_FORM_BYTES].decode("utf-8", "replace")).items()}
@@ -127,55 +126,53 @@ def mount_ui(app: FastAPI, runtime: AgentRuntime, config: APIConfig, *, clock: C
         clear_cookie(response, request, FORM_COOKIE)
         return response
 
-    @open_router.get("/logout")
+    @app.get("/ui/logout", include_in_schema=False)
     async def logout(request: Request) -> Response:
         response = RedirectResponse("/ui/login", status_code=303, headers=HEADERS)
         clear_cookie(response, request, SESSION_COOKIE)
         return response
 
-    pages = APIRouter(prefix="/ui", include_in_schema=False, dependencies=[Depends(require_session)])
-
-    @pages.get("/")
+    @app.get("/ui/", include_in_schema=False, dependencies=signed_in)
     async def series_list(request: Request) -> Response:
         rows, quotes = [], []
-        for series in await repository.list_series():
-            ledger = await series_ledger(repository, series.id)
+        for series in await runtime.repository.list_series():
+            ledger = await series_ledger(runtime.repository, series.id)
             rows.append(recap.series_row(series.id, series.meetings, ledger, clock()))
             quotes += [d.quote for d in ledger.decisions[:20]]
         rows.sort(key=lambda s: max((m.when for m in s.meetings), default=""), reverse=True)
         return render(request, "series.html", text_language(quotes), series=rows)
 
-    @pages.get("/meetings/{meeting_id}")
+    @app.get("/ui/meetings/{meeting_id}", include_in_schema=False, dependencies=signed_in)
     async def meeting_page(request: Request, meeting_id: MeetingId) -> Response:
         try:
-            minutes = await stored_or_composed(repository, meeting_id)
+            minutes = await stored_or_composed(runtime.repository, meeting_id)
         except MeetingNotFoundError:
             return render(request, "not_found.html", request_language(request.headers.get("accept-language")),
                           status=404, what=meeting_id)
-        turns = await repository.get_utterances(meeting_id)
+        turns = await runtime.repository.get_utterances(meeting_id)
         # A 2,000-line transcript takes milliseconds to lay out and render: off the event loop.
         return await asyncio.to_thread(
             lambda: render(request, "meeting.html", minutes.language, **meeting_context(minutes, turns)))
 
-    @pages.get("/series/{series_id}/ledger")
+    @app.get("/ui/series/{series_id}/ledger", include_in_schema=False, dependencies=signed_in)
     async def ledger_page(request: Request, series_id: SeriesId,
                           owner: Annotated[str | None, Query(max_length=200)] = None,
                           state: Annotated[str, Query(max_length=10)] = "") -> Response:
-        meetings = await repository.list_meetings(series_id=series_id)
+        meetings = await runtime.repository.list_meetings(series_id=series_id)
         if not meetings:
             return render(request, "not_found.html", request_language(request.headers.get("accept-language")),
                           status=404, what=series_id)
-        ledger = await series_ledger(repository, series_id)
+        ledger = await series_ledger(runtime.repository, series_id)
         chosen = state if state in ("open", "due") else None
         view = recap.ledger_view(ledger, meetings, clock(), owner=owner or None, state=chosen)
         language = text_language([d.quote for d in ledger.decisions] + [a.quote for a in ledger.actions])
         return render(request, "ledger.html", language, series_id=series_id, view=view, owner=owner or "",
                       state=chosen or "")
 
-    @pages.get("/series/{series_id}/search")
+    @app.get("/ui/series/{series_id}/search", include_in_schema=False, dependencies=signed_in)
     async def search_page(request: Request, series_id: SeriesId,
                           q: Annotated[str, Query(max_length=100_000)] = "") -> Response:
-        meetings = await repository.list_meetings(series_id=series_id)
+        meetings = await runtime.repository.list_meetings(series_id=series_id)
         if not meetings:
             return render(request, "not_found.html", request_language(request.headers.get("accept-language")),
                           status=404, what=series_id)
@@ -188,8 +185,6 @@ def mount_ui(app: FastAPI, runtime: AgentRuntime, config: APIConfig, *, clock: C
                       q=query, found=found, too_long=too_long, limit=config.max_query_chars,
                       memory_on=runtime.builder.past is not None)
 
-    app.include_router(open_router)
-    app.include_router(pages)
 
 
 def meeting_context(minutes: Minutes, turns: list[Utterance]) -> dict[str, Any]:
