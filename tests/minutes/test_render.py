@@ -79,4 +79,6 @@ def test_english_chat_version(english: Minutes) -> None:
     text = to_chat(english, limit_chars=1000, page_url="https://x.example/ui/meetings/demo-en")
     assert text.startswith("📝 Minutes: Sprint review (2026-05-05)\n")
     assert f"{len(english.decisions)} decisions · 0 changes · {len(english.action_items)} action items" in text
+    one = english.model_copy(update={"decisions": english.decisions[:1], "action_items": english.action_items[:1]})
+    assert to_chat(one, limit_chars=1000).splitlines()[1] == "1 decision · 0 changes · 1 action item"
     assert text.endswith("Full minutes: https://x.example/ui/meetings/demo-en")

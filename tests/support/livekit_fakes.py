@@ -95,13 +95,19 @@ class FakeRoom:
 
     async def _connect(self, *_: Any, **__: Any) -> None:
         self.loop = asyncio.get_running_loop()
+        self.room.isconnected.return_value = True
+        self.room.connection_state = rtc.ConnectionState.CONN_CONNECTED
         self._test_loop.call_soon_threadsafe(self.connected.set)
 
     async def _disconnect(self) -> None:
+        self.room.isconnected.return_value = False
+        self.room.connection_state = rtc.ConnectionState.CONN_DISCONNECTED
         self.room.emit("disconnected", rtc.DisconnectReason.CLIENT_INITIATED)
 
     async def _send_text(self, text: str, *, topic: str = "", attributes: dict | None = None,
                          reply_to_id: str | None = None, **_: Any) -> Any:
+        if not self.room.isconnected():  # as a real room: nothing reaches it once the bot left
+            raise ConnectionError("cannot send text: the room is disconnected")
         self.sent.append(SentText(text, topic, dict(attributes or {}), None, reply_to_id))
         return AsyncMock()
 

@@ -105,7 +105,7 @@ async def test_a_changed_decision_is_announced_stored_and_marked_in_the_ledger(
     assert len(posted) == 2, posted
     summary = posted[1]
     assert summary.startswith("📝 Minutes: launch-sync (2026-"), summary
-    assert "· 1 changes ·" in summary and "June 12" in summary and "(Alice " in summary, summary
+    assert "· 1 change ·" in summary and "June 12" in summary and "(Alice " in summary, summary
     assert summary.endswith("Full minutes: https://mithub.example.com/ui/meetings/week-2"), summary
     assert len(summary) <= resources.worker.chat_max_chars
     database = await open_database(database_url)

@@ -119,6 +119,11 @@ async def test_worker_job_transcribes_answers_and_serves_status(
         assert _sample(metrics, 'mithub_stt_real_time_factor_count{provider="faster_whisper"}') >= 2
         assert _sample(metrics, 'mithub_agent_calls_total{call_type="SEARCH"}') >= 1
 
+    # The job's end closed the meeting while the bot was still in the room: its minutes were
+    # posted there (the fake room, like a real one, takes nothing once the bot has left).
+    (minutes,) = [m.text for m in room.chat_replies() if m.text.startswith("📝 ")]
+    assert minutes.startswith("📝 Minutes: design-review (") and "action items" in minutes, minutes
+    assert not room.room.isconnected(), "the bot left the room after posting them"
     utterances = await stored_utterances(database_url, SID)
     assert [(u.id, u.speaker_id) for u in utterances] == [(1, "alice"), (2, "bob")]
     assert word_error_rate(ALICE_SAYS, utterances[0].text) < 0.30, utterances[0].text
@@ -168,9 +173,10 @@ async def test_the_same_room_next_week_is_a_new_meeting_that_answers_from_the_fi
     async with RunningWorker(resources, second, room, sid="RM_week_two") as running:
         assert running.bot.restored_seq == 0, "a new session starts a new meeting"
         await wait_for(lambda: running.bot.manager.last_seq >= 1, timeout=90, what="bob's utterance")
+        posted = len(room.chat_replies())  # the first meeting's minutes, posted as it ended
         await room.chat("/ask last time, when were the design files due at the printer?", sender="bob")
-        await wait_for(lambda: room.chat_replies(), timeout=60, what="the /ask reply")
-        reply = room.chat_replies()[0].text
+        await wait_for(lambda: len(room.chat_replies()) > posted, timeout=60, what="the /ask reply")
+        reply = room.chat_replies()[posted].text
 
     meetings = {m.id: m for m in await stored_meetings(database_url)}
     assert meetings["RM_week_one"].series_id == meetings["RM_week_two"].series_id == ROOM

@@ -120,6 +120,14 @@ class MeetingWorker:
         self.bots[name] = bot
         self._accepted.pop(name, None)
 
+    async def session_end(self, ctx: JobContext) -> None:
+        """The job is ending, still in the room: close the meeting now (its minutes go to the
+        room chat), since livekit-agents leaves the room before the shutdown callbacks run.
+        The shutdown callback's close is then a no-op."""
+        bot = self.bots.get(ctx.job.room.name or ctx.room.name)
+        if bot is not None:
+            await bot.aclose()
+
 
 def create_server(
     *,
@@ -144,7 +152,8 @@ def create_server(
         shutdown_process_timeout=SHUTDOWN_SECONDS,
         prometheus_port=metrics_port,
     )
-    server.rtc_session(worker.entrypoint, agent_name=config.agent_name, on_request=worker.on_request)
+    server.rtc_session(worker.entrypoint, agent_name=config.agent_name, on_request=worker.on_request,
+                       on_session_end=worker.session_end)
     worker.server = server
     return server, worker
 

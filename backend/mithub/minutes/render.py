@@ -25,7 +25,7 @@ LABELS = {
         "changed": "Changed since the last meeting", "due": "due", "none": "none", "turns": "turns",
         "mode_llm": "Summaries' wording polished by the LLM; items and citations are the record's.",
         "mode_extractive": "Composed from the meeting record without an LLM.",
-        "meeting_of": "meeting of {b} {d}", "counts": "{d} decisions · {c} changes · {a} action items",
+        "meeting_of": "meeting of {b} {d}",
         "more": "{n} more", "page": "Full minutes", "was": "was",
     },
 }
@@ -123,7 +123,7 @@ def to_chat(minutes: Minutes, *, limit_chars: int, page_url: str | None = None) 
     t = _labels(minutes)
     changes = minutes.changes()
     head = [f"📝 {t['minutes']}: {_one_line(minutes.title)} ({minutes.date.isoformat()})",
-            t["counts"].format(d=len(minutes.decisions), c=len(changes), a=len(minutes.action_items))]
+            _counts(minutes, len(changes))]
     tail = [f"{t['page']}: {page_url}"] if page_url else []
     body: list[str] = []
     groups: list[tuple[str, list[str]]] = [
@@ -150,6 +150,18 @@ def to_chat(minutes: Minutes, *, limit_chars: int, page_url: str | None = None) 
             body.append(f"  ({t['more'].format(n=left)})")
     text = "\n".join(head + body + tail)
     return text if len(text) <= limit_chars else text[: max(0, limit_chars - 1)] + "…"
+
+
+def _counts(minutes: Minutes, changes: int) -> str:
+    """"결정 9건 · 변경 2건 · 액션 아이템 10건", "1 decision · 0 changes · 2 action items"."""
+    decisions, actions = len(minutes.decisions), len(minutes.action_items)
+    if minutes.language == "ko":
+        return _labels(minutes)["counts"].format(d=decisions, c=changes, a=actions)
+
+    def plural(n: int, word: str) -> str:
+        return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+    return f"{plural(decisions, 'decision')} · {plural(changes, 'change')} · {plural(actions, 'action item')}"
 
 
 def _change_chat(decision: MinutesDecision, t: dict[str, str]) -> str:
