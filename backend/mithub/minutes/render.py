@@ -25,7 +25,7 @@ LABELS = {
         "changed": "Changed since the last meeting", "due": "due", "none": "none", "turns": "turns",
         "mode_llm": "Summaries' wording polished by the LLM; items and citations are the record's.",
         "mode_extractive": "Composed from the meeting record without an LLM.",
-        "meeting_of": "meeting of {b} {d}",
+        "meeting_of": "meeting of {b} {d}", "counts": "{d} decisions · {c} changes · {a} action items",
         "more": "{n} more", "page": "Full minutes", "was": "was",
     },
 }
@@ -123,7 +123,7 @@ def to_chat(minutes: Minutes, *, limit_chars: int, page_url: str | None = None) 
     t = _labels(minutes)
     changes = minutes.changes()
     head = [f"📝 {t['minutes']}: {_one_line(minutes.title)} ({minutes.date.isoformat()})",
-            _counts(minutes, len(changes))]
+            counts_line(minutes)]
     tail = [f"{t['page']}: {page_url}"] if page_url else []
     body: list[str] = []
     groups: list[tuple[str, list[str]]] = [
@@ -152,9 +152,9 @@ def to_chat(minutes: Minutes, *, limit_chars: int, page_url: str | None = None) 
     return text if len(text) <= limit_chars else text[: max(0, limit_chars - 1)] + "…"
 
 
-def _counts(minutes: Minutes, changes: int) -> str:
+def counts_line(minutes: Minutes) -> str:
     """"결정 9건 · 변경 2건 · 액션 아이템 10건", "1 decision · 0 changes · 2 action items"."""
-    decisions, actions = len(minutes.decisions), len(minutes.action_items)
+    decisions, changes, actions = len(minutes.decisions), len(minutes.changes()), len(minutes.action_items)
     if minutes.language == "ko":
         return _labels(minutes)["counts"].format(d=decisions, c=changes, a=actions)
 
