@@ -11,7 +11,13 @@ from datetime import timedelta
 import pytest
 
 from mithub.minutes.models import MinutesActionItem, MinutesDecision, PreviousDecision
-from mithub.minutes.payloads import SLACK_HEADER_CHARS, SLACK_MAX_BLOCKS, SLACK_SECTION_CHARS, payload_body
+from mithub.minutes.payloads import (
+    MAX_CHAT_BYTES,
+    SLACK_HEADER_CHARS,
+    SLACK_MAX_BLOCKS,
+    SLACK_SECTION_CHARS,
+    payload_body,
+)
 
 from .test_delivery import START, sample_minutes
 
@@ -34,7 +40,9 @@ def busy_minutes():
 
 
 def test_slack_is_text_and_blocks_within_slacks_limits() -> None:
-    message = json.loads(payload_body(busy_minutes(), "slack", page_url=PAGE))
+    body = payload_body(busy_minutes(), "slack", page_url=PAGE)
+    assert len(body) <= MAX_CHAT_BYTES
+    message = json.loads(body)
     assert set(message) == {"text", "blocks"}
     assert message["text"].startswith("회의록: 제품 기획 &lt;주간&gt; (2026-05-11)")
     blocks = message["blocks"]
@@ -51,12 +59,15 @@ def test_slack_is_text_and_blocks_within_slacks_limits() -> None:
     assert "&lt;script&gt;" in text and "<script>" not in text and "&lt;!channel&gt;" in text
     assert "⚠ *지난 회의 대비 변경*" in text and "1억 4천만 원 → 1억 1천만 원" in text
     assert "*박서준*: 견적 받아 발주 품의 올리기 — 기한 2026-05-11 (김지현 10:09 #30)" in text
-    assert "외 36건" in text  # 25 of 61 action items are listed
+    listed = text.count("(김지현 10:10 #")  # the long action items
+    assert 2 <= listed < 60 and f"외 {61 - listed - 1}건" in text  # 61 in all, the first one short
     assert f"<{PAGE}|전체 회의록>" in text
 
 
 def test_teams_is_a_message_with_one_adaptive_card() -> None:
-    message = json.loads(payload_body(busy_minutes(), "teams", page_url=PAGE))
+    body = payload_body(busy_minutes(), "teams", page_url=PAGE)
+    assert len(body) <= MAX_CHAT_BYTES  # Teams refuses a message over about 28 KB
+    message = json.loads(body)
     assert message["type"] == "message" and set(message) == {"type", "attachments"}
     [attachment] = message["attachments"]
     assert attachment["contentType"] == "application/vnd.microsoft.card.adaptive"

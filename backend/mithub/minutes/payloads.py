@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 from mithub.minutes.models import Minutes, MinutesActionItem, MinutesDecision
-from mithub.minutes.render import LABELS, cite, meeting_label
+from mithub.minutes.render import LABELS, cite, counts_line, meeting_label
 
 WebhookFormat = Literal["json", "slack", "teams"]
 FORMATS: tuple[str, ...] = ("json", "slack", "teams")
@@ -27,19 +27,27 @@ FORMATS: tuple[str, ...] = ("json", "slack", "teams")
 SLACK_HEADER_CHARS = 150
 SLACK_SECTION_CHARS = 3000
 SLACK_MAX_BLOCKS = 50
-ITEMS_PER_SECTION = 25  # a chat tool shows a summary; the page and the JSON hold every item
 ADAPTIVE_CARD_VERSION = "1.4"
+# A chat tool shows a summary (the page and the JSON hold every item): at most this many items a
+# section, each cut to ITEM_CHARS, fewer until the body is under MAX_CHAT_BYTES (Teams refuses a
+# message over about 28 KB, Slack one over 50 blocks or about 40,000 characters).
+ITEMS_PER_SECTION = (25, 10, 5, 2)
+ITEM_CHARS = 600
+MAX_CHAT_BYTES = 24_000
 
 
 def payload_body(minutes: Minutes, format: str, *, page_url: str | None = None) -> bytes:
     """The body POSTed for `minutes` in `format`, UTF-8 JSON."""
     if format == "json":
         return minutes.model_dump_json().encode("utf-8")
-    if format == "slack":
-        return _dumps(slack_message(minutes, page_url=page_url))
-    if format == "teams":
-        return _dumps(teams_message(minutes, page_url=page_url))
-    raise ValueError(f"unknown webhook format {format!r}; use one of {', '.join(FORMATS)}")
+    builders = {"slack": slack_message, "teams": teams_message}
+    if format not in builders:
+        raise ValueError(f"unknown webhook format {format!r}; use one of {', '.join(FORMATS)}")
+    for per_section in ITEMS_PER_SECTION:
+        body = _dumps(builders[format](minutes, page_url=page_url, per_section=per_section))
+        if len(body) <= MAX_CHAT_BYTES:
+            break
+    return body
 
 
 def _dumps(payload: dict[str, Any]) -> bytes:
@@ -55,8 +63,7 @@ def _one_line(text: str) -> str:
 
 def _summary_line(minutes: Minutes) -> str:
     t = LABELS[minutes.language]
-    counts = t["counts"].format(d=len(minutes.decisions), c=len(minutes.changes()), a=len(minutes.action_items))
-    return f"{t['minutes']}: {_one_line(minutes.title)} ({minutes.date.isoformat()}) — {counts}"
+    return f"{t['minutes']}: {_one_line(minutes.title)} ({minutes.date.isoformat()}) — {counts_line(minutes)}"
 
 
 def _date_line(minutes: Minutes) -> str:
@@ -88,7 +95,7 @@ def _action(action: MinutesActionItem, minutes: Minutes, bold: Callable[[str], s
     return f"{bold(action.owner)}: {_one_line(action.task)}{due} ({cite(action.speaker, action.time, action.seq)})"
 
 
-def _sections(minutes: Minutes, bold: Callable[[str], str]) -> list[tuple[str, list[str]]]:
+def _sections(minutes: Minutes, bold: Callable[[str], str], per_section: int) -> list[tuple[str, list[str]]]:
     """(heading, items) of the minutes, in reading order; empty sections are left out."""
     t = LABELS[minutes.language]
     sections = [
@@ -98,13 +105,12 @@ def _sections(minutes: Minutes, bold: Callable[[str], str]) -> list[tuple[str, l
         (t["actions"], [_action(a, minutes, bold) for a in minutes.action_items]),
         (t["open"], [f"{_one_line(q.text)} ({cite(q.speaker, q.time, q.seq)})" for q in minutes.open_questions]),
     ]
-    return [(heading, _capped(items, t["more"])) for heading, items in sections if items]
+    return [(heading, _capped(items, per_section, t["more"])) for heading, items in sections if items]
 
 
-def _capped(items: list[str], more: str) -> list[str]:
-    if len(items) <= ITEMS_PER_SECTION:
-        return items
-    return items[:ITEMS_PER_SECTION] + [f"… ({more.format(n=len(items) - ITEMS_PER_SECTION)})"]
+def _capped(items: list[str], per_section: int, more: str) -> list[str]:
+    shown = [_cut(item, ITEM_CHARS) for item in items[:per_section]]
+    return shown + ([f"… ({more.format(n=len(items) - per_section)})"] if len(items) > per_section else [])
 
 
 def _cut(text: str, limit: int) -> str:
@@ -122,7 +128,8 @@ def _slack_bold(text: str) -> str:
     return f"*{text}*"
 
 
-def slack_message(minutes: Minutes, *, page_url: str | None = None) -> dict[str, Any]:
+def slack_message(minutes: Minutes, *, page_url: str | None = None,
+                  per_section: int = ITEMS_PER_SECTION[0]) -> dict[str, Any]:
     """Slack incoming-webhook message: `text` + `blocks` (header, context, mrkdwn sections)."""
     t = LABELS[minutes.language]
     header = _cut(f"{t['minutes']}: {_one_line(minutes.title)}", SLACK_HEADER_CHARS)  # plain_text
@@ -131,7 +138,7 @@ def slack_message(minutes: Minutes, *, page_url: str | None = None) -> dict[str,
         {"type": "context", "elements": [
             {"type": "mrkdwn", "text": _cut(_slack_escape(_date_line(minutes)), SLACK_SECTION_CHARS)}]},
     ]
-    for heading, items in _sections(_slack_escaped(minutes), _slack_bold):
+    for heading, items in _sections(_slack_escaped(minutes), _slack_bold, per_section):
         blocks += [{"type": "section", "text": {"type": "mrkdwn", "text": text}}
                    for text in _slack_chunks(f"*{heading}*", items)]
     if page_url:
@@ -183,7 +190,8 @@ def _teams_bold(text: str) -> str:
     return f"**{text}**"
 
 
-def teams_message(minutes: Minutes, *, page_url: str | None = None) -> dict[str, Any]:
+def teams_message(minutes: Minutes, *, page_url: str | None = None,
+                  per_section: int = ITEMS_PER_SECTION[0]) -> dict[str, Any]:
     """A Teams message carrying one Adaptive Card: title, date line, then a heading and a
     bulleted TextBlock per section (TextBlock reads a Markdown subset: bold, lists)."""
     t = LABELS[minutes.language]
@@ -192,7 +200,7 @@ def teams_message(minutes: Minutes, *, page_url: str | None = None) -> dict[str,
          "weight": "Bolder", "wrap": True},
         {"type": "TextBlock", "text": _date_line(minutes), "isSubtle": True, "wrap": True},
     ]
-    for heading, items in _sections(minutes, _teams_bold):
+    for heading, items in _sections(minutes, _teams_bold, per_section):
         body += [{"type": "TextBlock", "text": heading, "weight": "Bolder", "size": "Medium",
                   "separator": True, "wrap": True},
                  {"type": "TextBlock", "text": "\n".join(f"- {item}" for item in items), "wrap": True}]
