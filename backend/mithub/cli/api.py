@@ -51,8 +51,9 @@ async def _serve(args: argparse.Namespace, host: str, port: int) -> int:
                                            log_level="warning"))
     announcer = asyncio.create_task(_announce_when_healthy(server, host))
     try:
-        # Minutes deliveries left pending (a receiver that was down, a restart) resume now.
-        async with delivering(runtime.database):
+        # Minutes deliveries left pending (a receiver that was down, a restart) resume now, over
+        # an engine of their own: the app disposes the runtime's before the bounded wait ends.
+        async with delivering(database_url=args.database_url):
             await server.serve()
     finally:
         announcer.cancel()
