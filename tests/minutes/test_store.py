@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from datetime import date, datetime, timedelta, timezone
 
-import pytest
 from structlog.testing import capture_logs
 
 from mithub.minutes.closing import close_minutes
