@@ -22,7 +22,7 @@ from pydantic import SecretStr
 from webhook_receiver import HangingReceiver, WebhookReceiver
 
 from mithub.config import MinutesWebhookConfig
-from mithub.minutes.delivery import close_deliveries, deliver_pending, enqueue_delivery, start_delivery
+from mithub.minutes.delivery import close_deliveries, enqueue_delivery, start_delivery
 from mithub.minutes.models import Minutes, MinutesActionItem, MinutesDecision, MinutesParticipant
 from mithub.minutes.signing import verify_signature
 from mithub.store.database import Database

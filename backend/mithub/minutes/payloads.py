@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from typing import Any, Literal
+from typing import Any
 
 from mithub.minutes.models import Minutes, MinutesActionItem, MinutesDecision
 from mithub.minutes.render import LABELS, cite, counts_line, meeting_label
 
-WebhookFormat = Literal["json", "slack", "teams"]
-FORMATS: tuple[str, ...] = ("json", "slack", "teams")
+FORMATS: tuple[str, ...] = ("json", "slack", "teams")  # MINUTES_WEBHOOK_FORMAT
 
 SLACK_HEADER_CHARS = 150
 SLACK_SECTION_CHARS = 3000
