@@ -465,3 +465,37 @@ async def test_a_replay_ends_and_exits_while_the_receiver_hangs(tmp_path) -> Non
         assert await SqlRepository(database).get_minutes("short") is not None
     assert delivery.status == "pending" and delivery.attempts == 0
     print(f"replay with a hanging webhook: {elapsed:.1f} s")
+
+
+@pytest.mark.slow
+@pytest.mark.worker
+async def test_the_worker_resumes_pending_deliveries_at_start(tmp_path) -> None:
+    """`mithub worker start` sends what was left pending as it starts, before (and whether or
+    not) it reaches the LiveKit server, and stops within its bounded wait on SIGTERM."""
+    import signal
+
+    pytest.importorskip("livekit.agents", reason="needs the worker extra: pip install 'mithub[worker]'")
+    url = f"sqlite+aiosqlite:///{tmp_path / 'mithub.db'}"
+    receiver = WebhookReceiver(port=WebhookReceiver.closed_port())
+    async with _store(url) as database:
+        await add_meeting(database)
+        delivery = await SqlDeliveryStore(database).add("m-1", url=receiver.url, format="json", body=b'{"w":1}',
+                                                        now=datetime.now(timezone.utc))
+    env = {**subprocess_env(), "DATABASE_URL": url, "MINUTES_WEBHOOK_URL": receiver.url,
+           "MINUTES_WEBHOOK_SECRET": SECRET, "LIVEKIT_URL": f"ws://127.0.0.1:{WebhookReceiver.closed_port()}",
+           "LIVEKIT_API_SECRET": "s" * 40, "METRICS_PORT": "0", "WORKER_HTTP_PORT": "0", "LLM_BASE_URL": ""}
+    with receiver:
+        process = subprocess.Popen([sys.executable, "-m", "mithub.cli", "worker", "start"], env=env,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            assert await until(lambda: _delivered_in(url, delivery), timeout=240)
+        finally:
+            process.send_signal(signal.SIGTERM)
+            try:
+                _out, err = process.communicate(timeout=120)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                _out, err = process.communicate()
+    assert process.returncode == 0, err  # stopped by itself on SIGTERM
+    assert len(receiver.requests) == 1 and receiver.requests[0].body == b'{"w":1}'
+    assert SECRET not in err and receiver.path not in err
