@@ -14,7 +14,7 @@ from mithub.agent.decision_watch import series_ledger
 from mithub.agent.runtime import open_agent_runtime
 from mithub.api.app import create_app
 from mithub.api.recap import ledger_view
-from mithub.api.ui_session import SESSION_COOKIE
+from mithub.api.ui_session import SESSION_COOKIE, SESSION_SECONDS, UiSession
 from mithub.config import APIConfig
 from mithub.context.models import Utterance
 
@@ -23,10 +23,10 @@ from .conftest import TOKEN
 PAGES = ["/ui/", "/ui/meetings/demo-ko-2", "/ui/series/demo-ko/ledger", "/ui/series/demo-ko/search?q=GPU"]
 
 
-async def open_client(url: str, token: str = TOKEN):
+async def open_client(url: str, token: str = TOKEN, base_url: str = "http://test"):
     runtime = await open_agent_runtime(url, index_dir="")
     app = create_app(runtime, APIConfig(token=token))
-    return runtime, httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test")
+    return runtime, httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=base_url)
 
 
 @pytest.fixture
@@ -94,6 +94,27 @@ async def test_a_session_of_another_token_is_refused(demo_series_url):
         http.cookies.set(SESSION_COOKIE, session, domain="test", path="/ui")
         assert (await http.get("/ui/")).status_code == 303
     await runtime.aclose()
+
+
+def test_a_session_ends_after_twelve_hours_or_with_another_token():
+    now = [1_800_000_000.0]
+    session = UiSession("token-a-0123456789", clock=lambda: now[0])
+    value = session.new_session()
+    issued, signature = value.split(".")
+    assert session.valid_session(value) and "token-a" not in value
+    assert not session.valid_session(f"{int(issued) + 3600}.{signature}")  # a later time, same signature
+    assert not UiSession("token-b-0123456789", clock=lambda: now[0]).valid_session(value)
+    now[0] += SESSION_SECONDS + 1
+    assert not session.valid_session(value)
+
+
+async def test_the_cookies_are_secure_over_https(demo_series_url):
+    runtime, http = await open_client(demo_series_url, base_url="https://test")
+    async with http:
+        cookies = (await log_in(http)).headers.get_list("set-cookie")
+        assert (await http.get("/ui/")).status_code == 200
+    await runtime.aclose()
+    assert all("Secure" in c for c in cookies) and len(cookies) == 2
 
 
 async def test_series_list_shows_the_meetings_by_date_with_their_counts(client):

@@ -70,121 +70,138 @@ def safe_next(value: str | None) -> str:
     return value if value and _NEXT.match(value) and "//" not in value else "/ui/"
 
 
-def mount_ui(app: FastAPI, runtime: AgentRuntime, config: APIConfig, *, clock: Clock = utc_now) -> None:
-    session = UiSession(config.required_token())
-    env = templates()
-    stylesheet = (files("mithub.api") / "static" / "ui.css").read_text(encoding="utf-8")
+class RecapPages:
+    """The page's routes over one runtime; `mount_ui` puts them on the app."""
 
-    def render(request: Request, name: str, language: Language, *, status: int = 200, **context: Any) -> HTMLResponse:
-        html = env.get_template(name).render(lang=language, t=LABELS[language], signed_in=session.signed_in(request),
-                                             **context)
+    def __init__(self, runtime: AgentRuntime, config: APIConfig, clock: Clock = utc_now) -> None:
+        self.runtime, self.config, self.clock = runtime, config, clock
+        self.session = UiSession(config.required_token())
+        self.env = templates()
+        self.stylesheet = (files("mithub.api") / "static" / "ui.css").read_text(encoding="utf-8")
+
+    def render(self, request: Request, name: str, language: Language, *, status: int = 200,
+               **context: Any) -> HTMLResponse:
+        html = self.env.get_template(name).render(lang=language, t=LABELS[language],
+                                                  signed_in=self.session.signed_in(request), **context)
         return HTMLResponse(html, status_code=status, headers=HEADERS)
 
+    def not_found(self, request: Request, what: str) -> HTMLResponse:
+        return self.render(request, "not_found.html", request_language(request.headers.get("accept-language")),
+                           status=404, what=what)
 
-    def require_session(request: Request) -> None:
-        if not session.signed_in(request):
+    # ------------------------------------------------------------------ signing in
+
+    def require_session(self, request: Request) -> None:
+        if not self.session.signed_in(request):
             query = f"?{request.url.query}" if request.url.query else ""
             raise SignInRequired(request.url.path + query)
 
-    signed_in = [Depends(require_session)]
-
-    @app.exception_handler(SignInRequired)
-    async def _sign_in(_request: Request, exc: SignInRequired) -> Response:
+    async def to_login(self, _request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, SignInRequired)
         return RedirectResponse(f"/ui/login?next={quote(exc.next_path, safe='')}", status_code=303,
                                 headers=HEADERS)
 
-    def login_form(request: Request, next_path: str, *, status: int = 200, error: str | None = None) -> Response:
-        nonce, form_token = session.new_form()
-        response = render(request, "login.html", request_language(request.headers.get("accept-language")),
-                          status=status, form_token=form_token, next_path=next_path, error=error)
+    def login_form(self, request: Request, next_path: str, *, status: int = 200, error: str | None = None) -> Response:
+        nonce, form_token = self.session.new_form()
+        response = self.render(request, "login.html", request_language(request.headers.get("accept-language")),
+                               status=status, form_token=form_token, next_path=next_path, error=error)
         set_cookie(response, request, FORM_COOKIE, nonce, FORM_SECONDS)
         return response
 
-    @app.get("/ui/static/ui.css", include_in_schema=False)
-    async def css() -> Response:
-        return Response(stylesheet, media_type="text/css; charset=utf-8",
-                        headers={"Cache-Control": "max-age=3600", "X-Content-Type-Options": "nosniff"})
-
-    @app.get("/ui/login", include_in_schema=False)
-    async def login_page(request: Request, next: Annotated[str | None, Query(max_length=2000)] = None) -> Response:
-        if session.signed_in(request):
+    async def login_page(self, request: Request,
+                         next: Annotated[str | None, Query(max_length=2000)] = None) -> Response:
+        if self.session.signed_in(request):
             return RedirectResponse(safe_next(next), status_code=303, headers=HEADERS)
-        return login_form(request, safe_next(next))
+        return self.login_form(request, safe_next(next))
 
-    @app.post("/ui/login", include_in_schema=False)
-    async def login(request: Request) -> Response:
+    async def login(self, request: Request) -> Response:
         body = await request.body()
         fields = {k: v[0] for k, v in parse_qs(body[:MAX_FORM_BYTES].decode("utf-8", "replace")).items()}
         next_path = safe_next(fields.get("next"))
-        language = request_language(request.headers.get("accept-language"))
-        if not session.valid_form(fields.get("form_token", ""), request.cookies.get(FORM_COOKIE)):
-            return login_form(request, next_path, status=400, error=LABELS[language]["expired_form"])
-        if not session.token_matches(fields.get("token", "").strip()):
-            return login_form(request, next_path, status=401, error=LABELS[language]["wrong_token"])
+        words = LABELS[request_language(request.headers.get("accept-language"))]
+        if not self.session.valid_form(fields.get("form_token", ""), request.cookies.get(FORM_COOKIE)):
+            return self.login_form(request, next_path, status=400, error=words["expired_form"])
+        if not self.session.token_matches(fields.get("token", "").strip()):
+            return self.login_form(request, next_path, status=401, error=words["wrong_token"])
         response = RedirectResponse(next_path, status_code=303, headers=HEADERS)
-        set_cookie(response, request, SESSION_COOKIE, session.new_session(), SESSION_SECONDS)
+        set_cookie(response, request, SESSION_COOKIE, self.session.new_session(), SESSION_SECONDS)
         clear_cookie(response, request, FORM_COOKIE)
         return response
 
-    @app.get("/ui/logout", include_in_schema=False)
-    async def logout(request: Request) -> Response:
+    async def logout(self, request: Request) -> Response:
         response = RedirectResponse("/ui/login", status_code=303, headers=HEADERS)
         clear_cookie(response, request, SESSION_COOKIE)
         return response
 
-    @app.get("/ui/", include_in_schema=False, dependencies=signed_in)
-    async def series_list(request: Request) -> Response:
-        rows, quotes = [], []
-        for series in await runtime.repository.list_series():
-            ledger = await series_ledger(runtime.repository, series.id)
-            rows.append(recap.series_row(series.id, series.meetings, ledger, clock()))
+    async def css(self) -> Response:
+        return Response(self.stylesheet, media_type="text/css; charset=utf-8",
+                        headers={"Cache-Control": "max-age=3600", "X-Content-Type-Options": "nosniff"})
+
+    # ------------------------------------------------------------------ the pages
+
+    async def series_list(self, request: Request) -> Response:
+        repository, rows, quotes = self.runtime.repository, [], []
+        for series in await repository.list_series():
+            ledger = await series_ledger(repository, series.id)
+            rows.append(recap.series_row(series.id, series.meetings, ledger, self.clock()))
             quotes += [d.quote for d in ledger.decisions[:20]]
         rows.sort(key=lambda s: max((m.when for m in s.meetings), default=""), reverse=True)
-        return render(request, "series.html", text_language(quotes), series=rows)
+        return self.render(request, "series.html", text_language(quotes), series=rows)
 
-    @app.get("/ui/meetings/{meeting_id}", include_in_schema=False, dependencies=signed_in)
-    async def meeting_page(request: Request, meeting_id: MeetingId) -> Response:
+    async def meeting(self, request: Request, meeting_id: MeetingId) -> Response:
         try:
-            minutes = await stored_or_composed(runtime.repository, meeting_id)
+            minutes = await stored_or_composed(self.runtime.repository, meeting_id)
         except MeetingNotFoundError:
-            return render(request, "not_found.html", request_language(request.headers.get("accept-language")),
-                          status=404, what=meeting_id)
-        turns = await runtime.repository.get_utterances(meeting_id)
+            return self.not_found(request, meeting_id)
+        turns = await self.runtime.repository.get_utterances(meeting_id)
         # A 2,000-line transcript takes milliseconds to lay out and render: off the event loop.
         return await asyncio.to_thread(
-            lambda: render(request, "meeting.html", minutes.language, **meeting_context(minutes, turns)))
+            lambda: self.render(request, "meeting.html", minutes.language, **meeting_context(minutes, turns)))
 
-    @app.get("/ui/series/{series_id}/ledger", include_in_schema=False, dependencies=signed_in)
-    async def ledger_page(request: Request, series_id: SeriesId,
-                          owner: Annotated[str | None, Query(max_length=200)] = None,
-                          state: Annotated[str, Query(max_length=10)] = "") -> Response:
-        meetings = await runtime.repository.list_meetings(series_id=series_id)
+    async def ledger(self, request: Request, series_id: SeriesId,
+                     owner: Annotated[str | None, Query(max_length=200)] = None,
+                     state: Annotated[str, Query(max_length=10)] = "") -> Response:
+        meetings = await self.runtime.repository.list_meetings(series_id=series_id)
         if not meetings:
-            return render(request, "not_found.html", request_language(request.headers.get("accept-language")),
-                          status=404, what=series_id)
-        ledger = await series_ledger(runtime.repository, series_id)
+            return self.not_found(request, series_id)
+        ledger = await series_ledger(self.runtime.repository, series_id)
         chosen = state if state in ("open", "due") else None
-        view = recap.ledger_view(ledger, meetings, clock(), owner=owner or None, state=chosen)
+        view = recap.ledger_view(ledger, meetings, self.clock(), owner=owner or None, state=chosen)
         language = text_language([d.quote for d in ledger.decisions] + [a.quote for a in ledger.actions])
-        return render(request, "ledger.html", language, series_id=series_id, view=view, owner=owner or "",
-                      state=chosen or "")
+        return self.render(request, "ledger.html", language, series_id=series_id, view=view, owner=owner or "",
+                           state=chosen or "")
 
-    @app.get("/ui/series/{series_id}/search", include_in_schema=False, dependencies=signed_in)
-    async def search_page(request: Request, series_id: SeriesId,
-                          q: Annotated[str, Query(max_length=100_000)] = "") -> Response:
-        meetings = await runtime.repository.list_meetings(series_id=series_id)
+    async def search(self, request: Request, series_id: SeriesId,
+                     q: Annotated[str, Query(max_length=100_000)] = "") -> Response:
+        meetings = await self.runtime.repository.list_meetings(series_id=series_id)
         if not meetings:
-            return render(request, "not_found.html", request_language(request.headers.get("accept-language")),
-                          status=404, what=series_id)
-        query = q.strip()
-        found = await search_series(runtime, series_id, query, meetings) if 0 < len(query) <= config.max_query_chars \
-            else None
+            return self.not_found(request, series_id)
+        query, limit = q.strip(), self.config.max_query_chars
+        too_long = len(query) > limit
+        found = await search_series(self.runtime, series_id, query, meetings) if query and not too_long else None
         language = text_language([query] if query else [m.title or "" for m in meetings])
-        too_long = len(query) > config.max_query_chars
-        return render(request, "search.html", language, status=422 if too_long else 200, series_id=series_id,
-                      q=query, found=found, too_long=too_long, limit=config.max_query_chars,
-                      memory_on=runtime.builder.past is not None)
+        return self.render(request, "search.html", language, status=422 if too_long else 200, series_id=series_id,
+                           q=query, found=found, too_long=too_long, limit=limit,
+                           memory_on=self.runtime.builder.past is not None)
 
+
+def mount_ui(app: FastAPI, runtime: AgentRuntime, config: APIConfig, *, clock: Clock = utc_now) -> None:
+    """The recap page's routes on `app` (no OpenAPI entries: they answer HTML to a browser)."""
+    pages = RecapPages(runtime, config, clock)
+    app.add_exception_handler(SignInRequired, pages.to_login)
+    signed_in = [Depends(pages.require_session)]
+    for path, endpoint, method, guarded in (
+        ("/ui/static/ui.css", pages.css, "GET", False),
+        ("/ui/login", pages.login_page, "GET", False),
+        ("/ui/login", pages.login, "POST", False),
+        ("/ui/logout", pages.logout, "GET", False),
+        ("/ui/", pages.series_list, "GET", True),
+        ("/ui/meetings/{meeting_id}", pages.meeting, "GET", True),
+        ("/ui/series/{series_id}/ledger", pages.ledger, "GET", True),
+        ("/ui/series/{series_id}/search", pages.search, "GET", True),
+    ):
+        app.add_api_route(path, endpoint, methods=[method], include_in_schema=False,
+                          dependencies=signed_in if guarded else None)
 
 
 def meeting_context(minutes: Minutes, turns: list[Utterance]) -> dict[str, Any]:
