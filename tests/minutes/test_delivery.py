@@ -499,3 +499,29 @@ async def test_the_worker_resumes_pending_deliveries_at_start(tmp_path) -> None:
     assert process.returncode == 0, err  # stopped by itself on SIGTERM
     assert len(receiver.requests) == 1 and receiver.requests[0].body == b'{"w":1}'
     assert SECRET not in err and receiver.path not in err
+
+
+async def test_two_processes_on_one_store_send_each_delivery_once(new_database_url) -> None:
+    """The worker and the API both run a runner over the same database: each delivery is
+    claimed by one of them (on SQLite and PostgreSQL)."""
+    from mithub.minutes.delivery import DeliveryRunner
+
+    url = new_database_url()
+    first, second = await open_database(url), await open_database(url)
+    try:
+        await add_meeting(first)
+        with WebhookReceiver() as receiver:
+            config = webhook(receiver.url)
+            store = SqlDeliveryStore(first)
+            now = datetime.now(timezone.utc)
+            deliveries = [await store.add("m-1", url=receiver.url, format="json", body=f'{{"n":{n}}}'.encode(),
+                                          now=now) for n in range(6)]
+            runners = [DeliveryRunner(first, config).start(), DeliveryRunner(second, config).start()]
+            for delivery in deliveries:
+                assert await until(lambda d=delivery: _delivered(first, d))
+            for runner in runners:
+                await runner.aclose()
+        assert sorted(r.body for r in receiver.requests) == sorted(f'{{"n":{n}}}'.encode() for n in range(6))
+    finally:
+        await first.dispose()
+        await second.dispose()
