@@ -15,7 +15,7 @@ from recap_browser import MithubApi, chromium, log_in, missing_browser, page_ove
 from .conftest import TOKEN
 
 WHY_NOT = missing_browser()
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(WHY_NOT is not None, reason=WHY_NOT or "")]
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.skipif(WHY_NOT is not None, reason=WHY_NOT or "")]
 DESKTOP, PHONE = (1280, 900), (390, 844)
 
 
