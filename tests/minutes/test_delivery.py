@@ -525,3 +525,28 @@ async def test_two_processes_on_one_store_send_each_delivery_once(new_database_u
     finally:
         await first.dispose()
         await second.dispose()
+
+
+@pytest.mark.slow
+async def test_a_replay_delivers_its_minutes_before_it_exits(tmp_path) -> None:
+    """The replay's end waits (bounded) for the first attempt: a receiver that is up gets the
+    minutes from the replay itself, not at the next start of a worker or API. Then
+    `mithub minutes deliver` finds nothing left to send."""
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "meetings" / "ko_product_planning_3.jsonl"
+    url = f"sqlite+aiosqlite:///{tmp_path / 'mithub.db'}"
+    with WebhookReceiver() as receiver:
+        env = {**subprocess_env(), "LLM_BASE_URL": "", "MINUTES_WEBHOOK_URL": receiver.url,
+               "MINUTES_WEBHOOK_FORMAT": "slack"}
+        done = await asyncio.to_thread(subprocess.run, [
+            sys.executable, "-m", "mithub.cli", "replay", str(example), "--meeting-id", "short", "--database-url",
+            url, "--no-progress", "--json"], env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        [request] = receiver.requests
+        assert "blocks" in json.loads(request.body)
+        later = await asyncio.to_thread(subprocess.run, [
+            sys.executable, "-m", "mithub.cli", "minutes", "deliver", "--database-url", url],
+            env=env, capture_output=True, text=True, timeout=120)
+    assert later.returncode == 0, later.stderr
+    assert "no pending deliveries" in later.stdout and "delivered 1" in later.stdout

@@ -17,11 +17,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                    description="Prints the minutes of a meeting: topics, decisions (with the "
                                    "changes to earlier meetings' decisions), action items and open questions, "
                                    "each citing speaker, time and transcript line.")
-    parser.add_argument("meeting_id", metavar="ID", help="the meeting id (`mithub meetings list`)")
+    parser.add_argument("meeting_id", metavar="ID", help="the meeting id (`mithub meetings list`); `deliver`: "
+                        "send the minutes' pending webhook deliveries now, once each (MINUTES_WEBHOOK_*)")
     parser.add_argument("--format", choices=("md", "json"), default="md", help="Markdown (default) or JSON")
     parser.add_argument("--database-url", metavar="URL",
                         help="default: DATABASE_URL, else sqlite+aiosqlite:///./data/mithub.db")
-    parser.set_defaults(handler=lambda args: asyncio.run(_show(args)))
+    parser.set_defaults(handler=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from mithub.cli.minutes_deliver import DELIVER, run
+
+    return run(args) if args.meeting_id == DELIVER else asyncio.run(_show(args))
 
 
 async def _show(args: argparse.Namespace) -> int:

@@ -102,6 +102,7 @@ async def _replay(args: argparse.Namespace) -> int:
 
     from mithub.config import get_context_config
     from mithub.embedders import load_embedder
+    from mithub.minutes.delivery import close_deliveries
     from mithub.store.session import attach_meeting
 
     async with attach_meeting(url, meeting_id, title=args.title or args.transcript.name,
@@ -117,6 +118,7 @@ async def _replay(args: argparse.Namespace) -> int:
             if last else None
         await attached.repository.inner.end_meeting(meeting_id, at=ended)
         await _minutes(attached.repository.inner, meeting_id)
+        await close_deliveries()  # the webhook's first attempt: at most MINUTES_WEBHOOK_SHUTDOWN_WAIT_SECONDS
         return code
 
 
