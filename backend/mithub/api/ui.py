@@ -145,7 +145,7 @@ class RecapPages:
             ledger = await series_ledger(repository, series.id)
             rows.append(recap.series_row(series.id, series.meetings, ledger, self.clock()))
             quotes += [d.quote for d in ledger.decisions[:20]]
-        rows.sort(key=lambda s: max((m.when for m in s.meetings), default=""), reverse=True)
+        rows.sort(key=lambda s: (s.latest is not None, s.latest or self.clock()), reverse=True)
         return self.render(request, "series.html", text_language(quotes), series=rows)
 
     async def meeting(self, request: Request, meeting_id: MeetingId) -> Response:
