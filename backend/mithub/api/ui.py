@@ -8,8 +8,9 @@ shown as text) and one stylesheet.
     /ui/series/{id}/ledger        decisions active or changed; action items (?owner=, ?state=)
     /ui/series/{id}/search?q=     the organisation memory's search, with cited excerpts
 
-Every page but the login and the stylesheet needs the session cookie (`ui_session`); without
-it a page answers 303 to the login, which comes back to the page afterwards.
+Every page but the login, the logout and the stylesheet needs the session cookie (`ui_session`:
+signed, HTTP-only, SameSite=Strict); without it a page answers 303 to the login, which comes
+back to the page afterwards.
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ from mithub.api.ui_session import FORM_COOKIE, FORM_SECONDS, SESSION_COOKIE, SES
     clear_cookie, set_cookie
 from mithub.clock import Clock, stamp, utc_now
 from mithub.config import APIConfig
-from mithub.errors import MeetingNotFoundError
 from mithub.context.models import Utterance
+from mithub.errors import MeetingNotFoundError
 from mithub.minutes.compose import stored_or_composed
 from mithub.minutes.models import Minutes
 from mithub.store.records import MeetingOverview
