@@ -218,3 +218,14 @@ async def test_meeting_text_is_shown_as_text(tmp_path):
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "&lt;img src=x onerror=alert(2)&gt;" in html and "&lt;i&gt;김지현&lt;/i&gt;" in html
     assert re.search(r'id="t-1"><a class="time" href="#t-1">10:00:00</a>', html)  # Seoul's clock
+
+
+async def test_an_english_meeting_reads_in_english(database_url):
+    runtime, http = await open_client(database_url)
+    async with http:
+        await log_in(http)
+        html = (await http.get("/ui/meetings/demo-en")).text
+    await runtime.aclose()
+    assert '<html lang="en">' in html
+    assert "<h2>Topic timeline</h2>" in html and "<h2>Talk time</h2>" in html and "<h2>Transcript</h2>" in html
+    assert len(anchors(html)) == 82
