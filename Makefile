@@ -57,7 +57,10 @@ demo: install
 	@echo "The recap page: API_TOKEN=<a long random token> $(BIN)/mithub api --database-url $(DEMO_STORE)"
 	@echo "then open http://127.0.0.1:8000/ui/ and sign in with that token."
 
+# The system packages the tests need (PostgreSQL, espeak-ng, Chromium): installed when run as
+# root with apt-get, otherwise the command that installs them is printed and the run stops.
 test: install-test
+	scripts/test-system-packages.sh
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 bench: install-test
