@@ -29,20 +29,18 @@ from mithub.record import commitments as cue
 from mithub.record.action_features import Candidate, TurnReading
 from mithub.record.action_model import ActionModel, ScoredPair, load_action_model, score_meeting
 from mithub.record.dates import DateMention, resolve_date_expressions
+from mithub.record.due_dates import MeetingDates
 from mithub.record.models import ActionItem
 from mithub.text.tokens import keyword_candidates
 
 logger = structlog.get_logger(__name__)
 
 QUOTE_CHARS = 200
-MONTH_HINT_LINES = 8  # a named month still dates a bare day number ("19일에는") this many lines on
 
 _DATED = ("date", "day", "weekday", "relative_day", "week", "month_end")
 # A deadline said as one: 까지/전에 (until, before), 안에/내로/중으로 (within), by, until, before.
 _DEADLINE_MARK = re.compile(r"까지|전에|안에|내로|중으로|\bby\b|\buntil\b|\bbefore\b|\bno later than\b", re.IGNORECASE)
 _DEADLINE_BEFORE = re.compile(r"\b(?:by|until|before|till|no later than)\s+(?:the\s+)?$", re.IGNORECASE)
-# "오늘 정한 건": a date that modifies something already done is no deadline.
-_NOT_A_DUE = re.compile(r"\s*[가-힣]*[한된온간던]\s*(?:건|거|것|내용|사항)")
 _DECISION = re.compile(r"(?:으로|로)\s*(?:하겠습니다|하죠|가죠|갑니다|가겠습니다)|확정|결정")
 # Task wording: the opening yes/filler and the addressee go, and so does a second clause after
 # the request ("…만들어 주시고요, 발주는 6월 28일까지 나가는 걸로 하죠").
@@ -53,11 +51,6 @@ _LEAD = re.compile(
 )
 _CLAUSE_END = re.compile(r"(?:주시고요?|주세요|할게요|드릴게요|겠습니다)(?=[,.]\s)")
 _TRAIL = re.compile(r"[,\s]*(?:\band\b|그리고)?[,\s]*$", re.IGNORECASE)
-_PRONOUN_ANCHOR = re.compile(r"^(?:그|그때|이|it|that|this|then|they|we)\b|^(?:그|그때|이)$", re.IGNORECASE)
-_MONTH = re.compile(r"(\d{1,2})\s*월(?!\s*요일)|\b(january|february|march|april|may|june|july|august|september"
-                    r"|october|november|december)\b(?=\s+(?:the\s+)?\d|\s+[\w-]+(?:st|nd|rd|th)\b)", re.IGNORECASE)
-_EN_MONTH_NUMBER = {m: i for i, m in enumerate(
-    "january february march april may june july august september october november december".split(), start=1)}
 
 
 @dataclass
@@ -87,10 +80,10 @@ def extract_action_items(
     model = model or load_action_model()
     pairs, readings, cands, probs = score_meeting(turns, meeting_date, model)
     items = [_item(p, turns, readings, cands, probs, model.rule.window, model.rule.candidate_floor) for p in pairs]
-    hints = _month_hints(turns, MONTH_HINT_LINES)
+    dates = MeetingDates(turns, meeting_date)
     per_line = [item.line for item in items]
     return [
-        _to_action_item(meeting_id, item, turns, meeting_date, hints, per_line.count(item.line) > 1)
+        _to_action_item(meeting_id, item, turns, dates, per_line.count(item.line) > 1)
         for item in items
     ]
 
@@ -124,8 +117,7 @@ def action_item_at(meeting_id: str, utterances: Sequence[Utterance], seq: int, o
     padded: list[TurnReading | None] = [None] * offset + list(readings)
     pair = ScoredPair(line, owner, "", confidence, False)
     item = _item(pair, turns, padded, [], np.zeros(0), 0, 1.0)  # type: ignore[arg-type]
-    hints = _month_hints(turns, MONTH_HINT_LINES)
-    return _to_action_item(meeting_id, item, turns, meeting_date, hints, False)
+    return _to_action_item(meeting_id, item, turns, MeetingDates(turns, meeting_date), False)
 
 
 def _item(pair: ScoredPair, turns: list[Utterance], readings: list[TurnReading], cands: Sequence[Candidate],
@@ -177,29 +169,6 @@ def _segment(text: str, owner: str, commit: bool, reading: TurnReading, names: l
 # --- due dates ------------------------------------------------------------------------------
 
 
-def _month_hints(turns: list[Utterance], window: int) -> list[int | None]:
-    """For each line, the month named most recently in the lines just before it: a bare
-    "19일" or "the 22nd" is in that month. Further back, the month is the meeting's."""
-    named: list[int | None] = []
-    for turn in turns:
-        last = None
-        for m in _MONTH.finditer(turn.text):
-            last = int(m.group(1)) if m.group(1) else _EN_MONTH_NUMBER[m.group(2).lower()]
-        named.append(last)
-    hints: list[int | None] = []
-    for line in range(len(turns)):
-        recent = [n for n in named[max(0, line - window):line] if n is not None]
-        hints.append(recent[-1] if recent else None)
-    return hints
-
-
-def _mentions(text: str, line: int, meeting_date: date, hints: list[int | None]) -> list[DateMention]:
-    return [
-        m for m in resolve_date_expressions(text, meeting_date, month_hint=hints[line])
-        if not _NOT_A_DUE.match(text, m.end) and not re.search(r"(?<!에)[은는]$", m.text)
-    ]
-
-
 def _due_sources(item: _Item, turns: list[Utterance], shared: bool) -> list[tuple[int, str]]:
     """Where the item's due date may be said, in order of trust: its own words and its other
     lines (an acceptance often names the date); the rest of its line unless someone else got
@@ -219,47 +188,19 @@ def _due_sources(item: _Item, turns: list[Utterance], shared: bool) -> list[tupl
     return sources
 
 
-def _due(item: _Item, turns: list[Utterance], meeting_date: date, hints: list[int | None],
-         shared: bool) -> tuple[DateMention, int, str] | None:
+def _due(item: _Item, turns: list[Utterance], dates: MeetingDates, shared: bool) -> tuple[DateMention, int, str] | None:
     """The item's due expression, the line and text it was said in: one in the item's own words
     first, then one said as a deadline (까지, by, before), then the most trusted source; within
     a source a calendar date over an event or a schedule over a duration, then the first said."""
     best: tuple[tuple[int, int, int, int], DateMention, int, str] | None = None
     for order, (line, text) in enumerate(_due_sources(item, turns, shared)):
-        for m in _mentions(text, line, meeting_date, hints):
+        for m in dates.mentions(text, line):
             tier = 0 if m.kind in _DATED else 1 if m.kind in ("event", "recurring") else 2
             marked = _DEADLINE_MARK.search(m.text) or _DEADLINE_BEFORE.search(text[: m.start])
             key = (0 if order == 0 else 1, 0 if marked else 1, order, tier, m.start)
             if best is None or key < best[0]:
                 best = (key, m, line, text)
     return (best[1], best[2], best[3]) if best else None
-
-
-def _event_date(mention: DateMention, line: int, source: str, turns: list[Utterance], meeting_date: date,
-                hints: list[int | None]) -> date | None:
-    """The date of the event a deadline hangs on ("그 전까지", "출시 2주 전까지", "before the first
-    open house"): a date said in the event's own words ("다음 주 화요일 회의 전까지"), else the
-    nearest dated mention in this line or an earlier one that names the event (a pronoun takes a
-    date of the last two lines), plus the stated offset."""
-    anchor = (mention.anchor or "").strip()
-    offset = max(0, turns[line].text.find(source[:20]))
-    said_before = turns[line].text[: offset + mention.start]
-    own = [m for m in _mentions(said_before[-12:] + " " + anchor, line, meeting_date, hints) if m.date is not None]
-    if own:
-        return own[-1].date + timedelta(days=mention.offset_days)  # type: ignore[operator]
-    words = [re.sub(r"(?:은|는|이|가|을|를|의|도|에서)$", "", w) for w in anchor.split()
-             if w.lower() not in ("the", "a", "an", "our", "this", "first", "next")]
-    key = words[-1] if words else ""  # the noun right before 전/before names the event
-    if not anchor or _PRONOUN_ANCHOR.match(anchor) or not key:
-        lines = [(line, said_before)] + [(k, turns[k].text) for k in range(line - 1, max(-1, line - 3), -1)]
-    else:
-        lines = [(line, said_before)] + [(k, turns[k].text) for k in range(line - 1, -1, -1)]
-        lines = [(k, text) for k, text in lines if key in text]
-    for index, text in lines:
-        dated = [m for m in _mentions(text, index, meeting_date, hints) if m.date is not None]
-        if dated:
-            return dated[-1].date + timedelta(days=mention.offset_days)  # type: ignore[operator]
-    return None
 
 
 # --- output ---------------------------------------------------------------------------------
@@ -304,16 +245,16 @@ def _main_clause(text: str, commit: bool) -> str:
     return moody[-1] if len(moody) == 1 else text
 
 
-def _to_action_item(meeting_id: str, item: _Item, turns: list[Utterance], meeting_date: date,
-                    hints: list[int | None], shared: bool) -> ActionItem:
+def _to_action_item(meeting_id: str, item: _Item, turns: list[Utterance], dates: MeetingDates,
+                    shared: bool) -> ActionItem:
     turn = turns[item.line]
-    found = _due(item, turns, meeting_date, hints, shared)
+    found = _due(item, turns, dates, shared)
     due = found[0] if found else None
     due_date = due.date if due else None
     if found is not None and found[0].kind == "event":
-        due_date = _event_date(found[0], found[1], found[2], turns, meeting_date, hints)
+        due_date = dates.event_deadline(found[0], found[1], found[2])
     return ActionItem(
-        meeting_id=meeting_id, seq=turn.id, owner=item.owner, task=_task(item, meeting_date),
+        meeting_id=meeting_id, seq=turn.id, owner=item.owner, task=_task(item, dates.meeting_date),
         due_text=due.text if due else None, due_date=due_date, quote=condense(turn.text),
         support_seqs=sorted(turns[k].id for k in item.lines if k != item.line),
         speaker=turn.speaker_name, time=turn.absolute_timestamp,

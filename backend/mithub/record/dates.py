@@ -130,10 +130,19 @@ def _day_only(reference: date, day: int, hint: int | None, weekday: int | None) 
         months = [(_year_for(reference, hint), hint)]
     options = [d for y, m in months if (d := _safe_date(y, m, day)) is not None]
     if weekday is not None:
-        options = [d for d in options if d.weekday() == weekday] or options
+        # The weekday said with it outranks the month hint: "24일 금요일" after "8월 28일" is July's.
+        nearby = [d for y, m in months + [_add_months(reference.replace(day=1), k) for k in (0, 1)]
+                  if (d := _safe_date(y, m, day)) is not None and d.weekday() == weekday]
+        options = nearby or options
     elif hint is None:
         options = [d for d in options if d >= reference] or options
     return options[0] if options else None
+
+
+def day_of_month(reference: date, day: int, month_hint: int | None, weekday: int | None = None) -> date | None:
+    """A day number said without its month ("19일 착수", "on the twenty-eighth"), dated as
+    `resolve_date_expressions` dates one."""
+    return _day_only(reference, day, month_hint, weekday)
 
 
 def _week_of_month(year: int, month: int, nth: int) -> date:
@@ -249,6 +258,10 @@ _EN_NUM = "|".join(EN_NUMBER_WORDS) + r"|\d{1,2}"
 _EN_DAY_END = r"(?=\s*(?:$|[.,;!?)]|(?:at|and|or|then|so|please|latest|if|is|works)\b))"
 
 _NUMERIC_MD = r"(?P<{g}mon>1[0-2]|0?[1-9])/(?P<{g}day>3[01]|[12]\d|0?[1-9])(?![\d/])"
+# Offsets said in words ("이틀 전에", "일주일 전까지"), in days.
+KO_OFFSET_DAYS = {"하루": 1, "이틀": 2, "사흘": 3, "나흘": 4, "닷새": 5, "엿새": 6, "일주일": 7, "열흘": 10,
+                  "보름": 15, "한 주": 7, "두 주": 14, "세 주": 21}
+_KO_OFFSET_WORDS = "(?:" + "|".join(w.replace(" ", r"\s*") for w in KO_OFFSET_DAYS) + ")"
 _KO_DAY_FOLLOWS = r"(?=\s*(?:까지|에(?!\s*안|서)|부터|전|날|자(?![가-힣])|오전|오후|그대로|이요|이에요))"
 _KO_NOT_A_DAY = r"(?<![\d.])(?<!월 )(?<!기본 )(?<!최대 )(?<!최소 )"
 
@@ -260,8 +273,8 @@ _KOREAN: list[tuple[str, _Resolver]] = [
      _relative_day),
     ((rf"(?:매주|격주|매달|매월|매일)(?:\s*{_KWD}요일|\s*\d{{1,2}}\s*일)?{_KO_TIME}"
       rf"|{_KWD}요일\s*마다|(?:이번|다음)\s*주\s*부터"), _undated("recurring")),
-    ((r"(?P<anchor>[가-힣A-Za-z0-9]+(?:\s+(?!\d)[가-힣A-Za-z0-9]+)?)\s+"
-      r"(?P<off>\d+\s*(?:일|주)\s*)?(?:전까지|전에|전날|직전|당일)"), _undated("event")),
+    ((rf"(?P<anchor>[가-힣A-Za-z0-9]+(?:\s+(?!\d|{_KO_OFFSET_WORDS})[가-힣A-Za-z0-9]+)?)\s+"
+      rf"(?P<off>(?:\d+\s*(?:일|주)|{_KO_OFFSET_WORDS})\s*)?(?:전까지|전에|전날|직전|당일)"), _undated("event")),
     (r"다음\s*(?:회의|미팅|스프린트|정기\s*회의)\s*(?:때|전|까지)?", _undated("event")),
     ((r"(?<![\d.])\d{1,3}\s*(?:일|주|달|개월|시간)\s*(?:안에|이내|내에|내로|동안|정도|만에|간|후|뒤)"
       r"|(?:한|두|세|네)\s*(?:달|주|시간)\s*(?:안에|이내|내에|동안|정도|후|뒤)"), _undated("duration")),
@@ -296,6 +309,9 @@ _ENGLISH: list[tuple[str, _Resolver]] = [
       r"(?P<anchor>(?:it|we|they|the|our|this)\b[\w\s-]{0,30}?)(?=[.,;!?]|$)"
       r"|\bon\s+(?:launch|release|go-live)\s+day\b"
       r"|\bby\s+the\s+next\s+(?:meeting|sprint|sync)\b)"), _undated("event")),
+    # "three days before, so the Friday": the event was named just before (no anchor here).
+    ((rf"(?i:\b(?P<enoff>(?:a|an|one|{_EN_NUM})\s+(?:days?|weeks?))\s+(?:before|earlier)\b"
+      r"(?=\s*(?:[.,;!?]|$)))"), _undated("event")),
     ((rf"(?i:\b(?P<mon>{_EN_MON})\.?\s+(?:the\s+)?"
       rf"(?P<day>{_EN_ORD}|\d{{1,2}}(?:st|nd|rd|th)?)\b)"), _month_day),
     ((rf"(?i:\bthe\s+(?P<day>{_EN_ORD}|\d{{1,2}}(?:st|nd|rd|th))"
@@ -325,8 +341,11 @@ def _offset_days(m: re.Match[str]) -> int:
     the caller dates."""
     groups = m.groupdict()
     if groups.get("off"):
-        amount = int(re.match(r"\d+", groups["off"]).group(0))  # type: ignore[union-attr]
-        return -amount * (7 if "주" in groups["off"] else 1)
+        said = " ".join(groups["off"].split())
+        if said.replace(" ", "") in {w.replace(" ", "") for w in KO_OFFSET_DAYS}:
+            return -next(v for w, v in KO_OFFSET_DAYS.items() if w.replace(" ", "") == said.replace(" ", ""))
+        amount = int(re.match(r"\d+", said).group(0))  # type: ignore[union-attr]
+        return -amount * (7 if "주" in said else 1)
     if groups.get("enoff"):  # "the day before the move", "two weeks before launch"
         count, unit = ["1", *groups["enoff"].lower().split()][-2:]
         amount = int(count) if count.isdigit() else EN_NUMBER_WORDS.get(count, 1)

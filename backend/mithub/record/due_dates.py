@@ -1,0 +1,138 @@
+"""The dates said in one meeting, each read in the meeting's context: a due date as a person means it.
+
+`resolve_date_expressions` reads one expression against the meeting's date. A meeting says more:
+a bare "19일" is in the month named last; "24일에 올리겠습니다" right after "24일 금요일에" is
+that same Friday, and "목요일로 잡겠습니다" after "다음 주 목요일에" is next week's (a date repeated
+in short is the date just said); "오픈 전날까지" is the day before the opening the meeting dated
+(`record.event_dates`). `MeetingDates` holds that context for one meeting.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import date, timedelta
+from functools import cached_property, lru_cache
+
+from mithub.context.models import Utterance
+from mithub.record.dates import DateMention, resolve_date_expressions
+from mithub.record.event_dates import EventDate, anchor_phrase, event_date, event_table
+
+MONTH_HINT_LINES = 8  # a named month still dates a bare day number ("19일에는") this many lines on
+
+# "오늘 정한 건": a date that modifies something already done is no deadline.
+_NOT_A_DUE = re.compile(r"\s*[가-힣]*[한된온간던]\s*(?:건|거|것|내용|사항)")
+_TOPIC = re.compile(r"(?<!에)(?<!까지)[은는]$")  # "5일은 …" is a topic; "월말까지는" still a deadline
+_WEEK_SAID = re.compile(r"이번|다음|담|차|\bthis\b|\bnext\b", re.IGNORECASE)
+_WEEKDAY_SAID = re.compile(r"[월화수목금토일]요일|monday|tuesday|wednesday|thursday|friday|saturday|sunday",
+                           re.IGNORECASE)
+_ELIDED_EVENT = re.compile(r"\b(?:before|earlier)$", re.IGNORECASE)
+_MONTH = re.compile(r"(\d{1,2})\s*월(?!\s*요일)|\b(january|february|march|april|may|june|july|august|september"
+                    r"|october|november|december)\b(?=\s+(?:the\s+)?\d|\s+[\w-]+(?:st|nd|rd|th)\b)", re.IGNORECASE)
+_EN_MONTH_NUMBER = {m: i for i, m in enumerate(
+    "january february march april may june july august september october november december".split(), start=1)}
+
+
+def month_hints(turns: Sequence[Utterance], window: int = MONTH_HINT_LINES) -> list[int | None]:
+    """For each line, the month named most recently in the lines just before it: a bare
+    "19일" or "the 22nd" is in that month. Further back, the month is the meeting's."""
+    named: list[int | None] = []
+    for turn in turns:
+        last = None
+        for m in _MONTH.finditer(turn.text):
+            last = int(m.group(1)) if m.group(1) else _EN_MONTH_NUMBER[m.group(2).lower()]
+        named.append(last)
+    hints: list[int | None] = []
+    for line in range(len(turns)):
+        recent = [n for n in named[max(0, line - window):line] if n is not None]
+        hints.append(recent[-1] if recent else None)
+    return hints
+
+
+def _short(m: DateMention) -> str | None:
+    """What a date said in short leaves out: "day" (a day number without its month) or
+    "weekday" (a weekday without its week); None when it says it in full."""
+    if m.kind == "day" and not _WEEKDAY_SAID.search(m.text):
+        return "day"
+    if m.kind == "weekday" and not _WEEK_SAID.search(m.text):
+        return "weekday"
+    return None
+
+
+class MeetingDates:
+    """The date context of one meeting's turns, against its local date."""
+
+    def __init__(self, turns: Sequence[Utterance], meeting_date: date) -> None:
+        self.turns, self.meeting_date = list(turns), meeting_date
+        self.months = month_hints(self.turns)
+        self._said = lru_cache(maxsize=None)(self._said_on)
+
+    def _said_on(self, line: int) -> list[DateMention]:
+        return [m for m in resolve_date_expressions(self.turns[line].text, self.meeting_date,
+                                                    month_hint=self.months[line]) if m.date is not None]
+
+    def _echo(self, m: DateMention, line: int) -> date | None:
+        """The date a short one repeats in a reply: the fuller date of the line just before,
+        by someone else, with the same day number (for "24일") or weekday (for "목요일")."""
+        short = _short(m)
+        if short is None or m.date is None or line == 0 or self.turns[line - 1].speaker_name == self.turns[line].speaker_name:
+            return None
+        for said in reversed(self._said(line - 1)):
+            if _short(said) is not None or said.kind not in ("date", "day", "weekday"):
+                continue
+            if (said.date.day == m.date.day) if short == "day" else (said.date.weekday() == m.date.weekday()):
+                return said.date
+        return None
+
+    def mentions(self, text: str, line: int) -> list[DateMention]:
+        """The date expressions of `text` (said on `line`) that can be a due date, each dated
+        in the meeting's context."""
+        found = []
+        for m in resolve_date_expressions(text, self.meeting_date, month_hint=self.months[line]):
+            if _NOT_A_DUE.match(text, m.end) or _TOPIC.search(m.text):
+                continue
+            echo = self._echo(m, line)
+            found.append(m.model_copy(update={"date": echo}) if echo else m)
+        return found
+
+    @cached_property
+    def events(self) -> list[EventDate]:
+        """The meeting's event table, read once and only when a deadline hangs on an event."""
+        return event_table(self.turns, self.meeting_date, self.months)
+
+    def event_deadline(self, mention: DateMention, line: int, source: str) -> date | None:
+        """The date of a deadline hung on an event ("그 전까지", "출시 2주 전까지", "before the first
+        open house"), with its offset: a date said in the event's own words ("다음 주 화요일 회의
+        전까지"); for a named event, its date in the event table (none there: no date); "three
+        days before" takes the event named just before; a pronoun or the next meeting takes a
+        date of the last two lines."""
+        turns = self.turns
+        anchor = (mention.anchor or "").strip()
+        offset = max(0, turns[line].text.find(source[:20]))
+        said_before = turns[line].text[: offset + mention.start]
+        own = [m for m in self.mentions(said_before[-12:] + " " + anchor, line) if m.date is not None]
+        if own:
+            return own[-1].date + timedelta(days=mention.offset_days)  # type: ignore[operator]
+        if not anchor and _ELIDED_EVENT.search(mention.text):
+            anchor = self._last_anchor(said_before, line) or ""
+            if not anchor:
+                return None
+        phrase = anchor_phrase(anchor) if anchor else None  # "before it goes out": no noun, a pronoun
+        if phrase is not None:
+            day = event_date(phrase, self.events, self.meeting_date)
+            return day + timedelta(days=mention.offset_days) if day else None
+        lines = [(line, said_before)] + [(k, turns[k].text) for k in range(line - 1, max(-1, line - 3), -1)]
+        for index, text in lines:
+            dated = [m for m in self.mentions(text, index) if m.date is not None]
+            if dated:
+                return dated[-1].date + timedelta(days=mention.offset_days)  # type: ignore[operator]
+        return None
+
+    def _last_anchor(self, said_before: str, line: int) -> str | None:
+        """The event named last in this line or the three before ("before we go in the chamber")."""
+        lines = [(line, said_before)] + [(k, self.turns[k].text) for k in range(line - 1, max(-1, line - 4), -1)]
+        for index, text in lines:
+            anchors = [m.anchor for m in self.mentions(text, index) if m.kind == "event" and m.anchor]
+            if anchors:
+                return anchors[-1]
+        return None

@@ -1,0 +1,219 @@
+"""When the meeting's events are: a table of (event noun phrase -> date) read from the transcript.
+
+A deadline hung on an event ("오픈 전날까지", "출시 2주 전까지", "before the first open house") is
+dated from the statement that dates the event: "베타 오픈은 8월 5일", "5일 출시로 가", "the first
+open house is on the 14th". A date belongs to a noun phrase when the phrase is the statement's
+topic or subject (은/는/이/가, the words before an English verb) or stands right beside the date
+("5일 출시", "the chamber on the 28th"); a statement of only a date ("다음 주 월요일에요.", "7월 3일
+오전에 합시다") completes the one just before it. A later statement about the same phrase replaces
+the earlier date (a change); where a statement names several dates and marks one as the choice
+("5일 출시는 못 해요, 12일로 밀게요"), the marked one is the event's date. A phrase said in an
+event-relative expression ("티저는 출시 일주일 전, 5일부터") is not dated by that expression's date.
+
+Looking an anchor up: the table's phrases with the anchor's head noun, each at its latest date; of
+several (two openings, two open houses) the deadline comes before the first still ahead. No
+dated phrase: no date, rather than the date of a neighbouring line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+
+from mithub.context.models import Utterance
+from mithub.record import commitments as cue
+from mithub.record.dates import EN_ORDINAL_DAY, KO_WEEKDAYS, DateMention, day_of_month, resolve_date_expressions
+from mithub.text.korean import morphemes
+from mithub.text.tokens import ENGLISH_STOPWORDS, has_hangul
+
+_DATED = ("date", "day", "weekday", "relative_day", "week", "month_end")
+_NOUN = frozenset({"NNG", "NNP", "SL", "SH"})
+_TOPIC_OR_SUBJECT = frozenset({"은", "는", "이", "가"})
+# A phrase's trailing date word goes: "출시일은 목요일" dates the launch.
+_DATE_WORDS = frozenset({"일", "날", "날짜", "일정", "일자", "date", "day", "dates", "schedule"})
+# Nouns that make the phrase before them a reference point ("출시 일주일 전"), not part of it.
+_RELATIVE_NOUNS = frozenset({"전", "후", "뒤", "직전", "전날", "당일", "이전", "이후", "일주일", "하루", "이틀", "사흘",
+                             "나흘", "닷새", "열흘", "보름"})
+_SINO = {"일": 1, "이": 2, "삼": 3, "사": 4, "오": 5, "육": 6, "칠": 7, "팔": 8, "구": 9}
+# A day number said without its month, beside a noun: "5일 출시", "이십구 일 월요일 오픈", "on the 28th".
+_KO_BARE_DAY = re.compile(
+    rf"(?<![\d.가-힣])(?P<day>\d{{1,2}}|[이삼]?십[일이삼사오육칠팔구]?)\s*일"
+    rf"(?:\s*(?P<wd>[{KO_WEEKDAYS}])요일)?(?:으?로(?=[\s,.]|$)|(?=\s+[가-힣]))")
+_EN_ORD = "|".join(sorted(EN_ORDINAL_DAY, key=len, reverse=True))
+_EN_BARE_DAY = re.compile(rf"(?i)\bthe\s+(?P<day>{_EN_ORD}|\d{{1,2}}(?:st|nd|rd|th))\b")
+# After a noun, the rest of an event-relative expression: "출시 사흘 전이니까", "launch two weeks before".
+_KO_RELATIVE_AFTER = re.compile(r"^\s*(?:\d+\s*(?:일|주)|하루|이틀|사흘|나흘|닷새|일주일|열흘|보름|한\s*주|두\s*주)?"
+                                r"\s*(?:전|후|뒤|직전|전날|당일|이전|이후)")
+_EN_RELATIVE_BEFORE = re.compile(r"(?i)\b(?:before|after|ahead\s+of|until|till)\s+(?:the\s+|our\s+|we\s+\w+\s+)?[\w\s-]*$")
+_EN_VERB = re.compile(r"(?i)\b(?:will|is|are|was|were|has|have|had|'s|be|should|must|can|could|would|moves?|moved"
+                      r"|goes|starts?|opens?|gets?|got|lands?|happens?|falls?|needs?|stays?)\b")
+_EN_SKIP = ENGLISH_STOPWORDS | {"first", "second", "third", "last", "next", "one", "two", "both", "we", "us"}
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """An event noun phrase: its nouns in order, the last one the head."""
+
+    nouns: tuple[str, ...]
+
+    @property
+    def head(self) -> str:
+        return self.nouns[-1]
+
+
+@dataclass(frozen=True)
+class EventDate:
+    phrase: Phrase
+    dates: tuple[date, ...]
+    line: int
+
+
+def _stem(word: str) -> str:
+    word = word.lower()
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def _trim(nouns: list[str]) -> tuple[str, ...]:
+    while nouns and nouns[-1].lower() in _DATE_WORDS:
+        nouns = nouns[:-1]
+    return tuple(nouns)
+
+
+def _ko_phrases(text: str) -> list[tuple[Phrase, int, int, bool]]:
+    """Runs of nouns ("83병동 오픈"): (phrase, start, end, topic-or-subject marked)."""
+    found: list[tuple[Phrase, int, int, bool]] = []
+    run: list[tuple[str, int, int]] = []
+    position = 0
+
+    def close(marked: bool) -> None:
+        nouns = _trim([form for form, _, _ in run])
+        if nouns:
+            found.append((Phrase(nouns), run[0][1], run[-1][2], marked))
+        run.clear()
+
+    pending_number = ""  # "83병동": the number joins the noun it is written against
+    for m in morphemes(text):
+        at = text.find(m.form, position)
+        start, position = (at, at + len(m.form)) if at >= 0 else (position, position)
+        if m.tag == "SN":
+            pending_number = m.form
+            continue
+        if m.tag in _NOUN and m.form not in _RELATIVE_NOUNS:
+            joined = pending_number and start > 0 and text[start - 1].isdigit()
+            run.append((pending_number + m.form if joined else m.form, start, position))
+        elif run:
+            close(m.tag in ("JX", "JKS") and m.form in _TOPIC_OR_SUBJECT)
+        pending_number = ""
+    if run:
+        close(False)
+    return found
+
+
+def _en_phrases(text: str) -> list[tuple[Phrase, int, int, bool]]:
+    """Content words, each a phrase of its own (no tagger for English here); the words before the
+    first verb are the subject."""
+    verb = _EN_VERB.search(text)
+    subject_end = verb.start() if verb else -1
+    found = []
+    for m in re.finditer(r"[A-Za-z][A-Za-z-]*", text):
+        word = m.group(0).lower()
+        if word in _EN_SKIP or word in _DATE_WORDS or len(word) < 3 or _EN_VERB.fullmatch(word):
+            continue
+        found.append((Phrase((_stem(word),)), m.start(), m.end(), m.end() <= subject_end))
+    return found
+
+
+def _bare_days(text: str, reference: date, hint: int | None, taken: list[DateMention]) -> list[DateMention]:
+    """Day numbers the general resolver leaves alone because nothing says they are a date
+    outside an event's statement: "5일 출시", "이십구 일 월요일 오픈", "the twenty-eighth for"."""
+    out = []
+    for m in list(_KO_BARE_DAY.finditer(text)) + list(_EN_BARE_DAY.finditer(text)):
+        if any(t.start <= m.start() < t.end for t in taken):
+            continue
+        taken[:] = [t for t in taken if not m.start() <= t.start < m.end()]  # "이십구 일 월요일": one day
+        said = m["day"]
+        if said.isdigit() or said[:2].isdigit():
+            day = int(re.match(r"\d+", said).group(0))  # type: ignore[union-attr]
+        elif said.lower() in EN_ORDINAL_DAY:
+            day = EN_ORDINAL_DAY[said.lower()]
+        else:
+            tens, _, unit = said.rpartition("십") if "십" in said else ("", "", said)
+            day = (_SINO.get(tens, 1) * 10 if "십" in said else 0) + _SINO.get(unit, 0)
+        weekday = KO_WEEKDAYS.index(m["wd"]) if m.groupdict().get("wd") else None
+        resolved = day_of_month(reference, day, hint, weekday) if 1 <= day <= 31 else None
+        if resolved is not None:
+            out.append(DateMention(text=m.group(0), start=m.start(), end=m.end(), date=resolved, kind="day"))
+    return out
+
+
+def _chosen(text: str, dated: list[DateMention]) -> list[DateMention]:
+    """Of several dates, the ones marked as the choice ("12일로", "to the 12th"); else all."""
+    marked = [m for m in dated if re.search(r"(?:으로|로)$", m.text) or re.search(r"(?i)\bto\s+$", text[: m.start])]
+    return marked if marked and len(marked) < len(dated) else dated
+
+
+def _statement(text: str, reference: date, hint: int | None) -> tuple[list[date], list[Phrase], list[Phrase], bool]:
+    """One sentence: its dates, the phrases they date, all its phrases, and whether it has a
+    subject of its own."""
+    mentions = resolve_date_expressions(text, reference, month_hint=hint)
+    bare = _bare_days(text, reference, hint, mentions)  # drops the mentions a bare day takes in
+    dated = sorted([m for m in mentions if m.kind in _DATED and m.date is not None] + bare, key=lambda m: m.start)
+    blanked = text
+    for m in dated:  # the date's own words are no event: "7월 20일 월요일" names no phrase
+        blanked = blanked[: m.start] + ";" + " " * (m.end - m.start - 1) + blanked[m.end:]
+    phrases = _ko_phrases(blanked) if has_hangul(text) else _en_phrases(blanked)
+    relative = [p for p in phrases if _KO_RELATIVE_AFTER.match(text[p[2]:]) or _EN_RELATIVE_BEFORE.search(text[: p[1]])]
+    if any(m.kind == "event" for m in mentions):
+        anchors = " ".join(m.anchor or "" for m in mentions if m.kind == "event")
+        relative += [p for p in phrases if p[0].head in anchors]
+    free = [p for p in phrases if p not in relative]
+    beside = [p for p in free if any(0 <= m.start - p[2] <= 12 and re.fullmatch(r"[\s은는이가]*(?:on|is|are|will be)?\s*",
+                                                                                 text[p[2]: m.start])
+                                     or 0 <= p[1] - m.end <= 1 for m in dated)]
+    targets = [p[0] for p in free if p[3] or p in beside]
+    has_subject = any(p[3] for p in phrases)
+    return [m.date for m in _chosen(text, dated)], targets, [p[0] for p in free], has_subject  # type: ignore[misc]
+
+
+def event_table(turns: Sequence[Utterance], reference: date, hints: Sequence[int | None]) -> list[EventDate]:
+    """Each dated event phrase at its latest date, over the whole meeting."""
+    table: dict[Phrase, EventDate] = {}
+    undated: list[Phrase] = []  # the phrases of the sentence just before, when it gave no date
+    for line, turn in enumerate(turns):
+        for sentence in cue.split_sentences(turn.text) or [turn.text]:
+            if sentence.rstrip().endswith("?"):
+                undated = []
+                continue
+            dates, targets, phrases, has_subject = _statement(sentence, reference, hints[line])
+            if not dates:
+                undated = phrases
+                continue
+            if not has_subject:
+                targets = targets + undated
+            for phrase in targets:
+                for old in [p for p in table if p.head == phrase.head and set(phrase.nouns) <= set(p.nouns)]:
+                    del table[old]  # "출시는 12일로" replaces "청양마요 출시" too
+                table[phrase] = EventDate(phrase, tuple(dates), line)
+            undated = []
+    return list(table.values())
+
+
+def anchor_phrase(anchor: str) -> Phrase | None:
+    """The event an anchor names ("받아서 점검" -> 점검, "we go in the chamber" -> chamber)."""
+    if has_hangul(anchor):
+        runs = _ko_phrases(anchor)
+        return runs[-1][0] if runs else None
+    words = [p[0].head for p in _en_phrases(anchor)]
+    return Phrase(tuple(words)) if words else None
+
+
+def event_date(anchor: Phrase, table: Sequence[EventDate], reference: date) -> date | None:
+    """The date of the event the anchor names: of the matching phrases at their latest dates,
+    the first still ahead of the meeting; None when the table has none."""
+    dates = [d for e in table if e.phrase.head == anchor.head
+             and (set(anchor.nouns) <= set(e.phrase.nouns) or set(e.phrase.nouns) <= set(anchor.nouns))
+             for d in e.dates]
+    ahead = [d for d in dates if d >= reference]
+    return min(ahead) if ahead else None
