@@ -1,0 +1,131 @@
+"""Due dates read in the meeting's context: a deadline hung on an event takes the date the meeting
+gives that event (wherever in the meeting it is said, the latest one if it changed), and none when
+the meeting never dates it; a date repeated in short in a reply is the date just said."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+
+import pytest
+
+from mithub.context.models import Utterance
+from mithub.record.actions import action_item_at
+from mithub.record.dates import resolve_date_expressions
+
+START = datetime(2026, 10, 13, 1, 0, tzinfo=UTC)
+
+
+def _turns(*lines: tuple[str, str]) -> list[Utterance]:
+    return [
+        Utterance(id=i, speaker_id=name, speaker_name=name, text=text,
+                  absolute_timestamp=START + timedelta(seconds=10 * i))
+        for i, (name, text) in enumerate(lines, start=1)
+    ]
+
+
+def _due(lines: list[tuple[str, str]], seq: int, owner: str, meeting: date) -> tuple[str | None, date | None]:
+    item = action_item_at("m", _turns(*lines), seq, owner, meeting)
+    return item.due_text, item.due_date
+
+
+# --- Korean --------------------------------------------------------------------------------
+
+
+def test_ko_event_dated_later_in_the_meeting():
+    lines = [("하유진", "발주는 제가 출시 2주 전까지 넣을게요."),
+             ("권다솜", "출시는 11월 5일로 가겠습니다.")]
+    said, due = _due(lines, 1, "하유진", date(2026, 10, 13))
+    assert said.endswith("출시 2주 전까지") and due == date(2026, 10, 22)
+
+
+def test_ko_event_dated_by_a_day_number_beside_it():
+    lines = [("주형석", "그래, 5일 출시로 가."),
+             ("하유진", "발주는 제가 출시 2주 전까지 넣을게요.")]
+    assert _due(lines, 2, "하유진", date(2026, 10, 13))[1] == date(2026, 10, 22)
+
+
+def test_ko_changed_event_date_replaces_the_old_one():
+    lines = [("권다솜", "출시는 11월 5일로 가겠습니다."),
+             ("변재민", "섭외는 제가 출시 전까지 끝낼게요."),
+             ("권다솜", "5일 출시는 못 해요, 12일로 한 주 밀게요.")]
+    assert _due(lines, 2, "변재민", date(2026, 10, 20))[1] == date(2026, 11, 12)
+
+
+def test_ko_of_two_openings_the_deadline_comes_before_the_first():
+    lines = [("강태윤", "71병동 오픈은 6월 29일 월요일로 하겠습니다."),
+             ("강태윤", "83병동 오픈은 7월 20일 월요일로 공지 내겠습니다."),
+             ("배지훈", "여분 스캐너랑 배터리는 제가 오픈 전날까지 챙겨 놓을게요.")]
+    said, due = _due(lines, 3, "배지훈", date(2026, 6, 16))
+    assert said.endswith("오픈 전날까지") and due == date(2026, 6, 28)
+
+
+def test_ko_offset_said_in_words():
+    lines = [("류지안", "점검은 7월 9일 새벽에 하겠습니다."),
+             ("남도현", "공지는 제가 점검 이틀 전에 커뮤니티에 올릴게요.")]
+    assert _due(lines, 2, "남도현", date(2026, 6, 2))[1] == date(2026, 7, 7)
+
+
+def test_ko_a_date_said_alone_completes_the_sentence_before():
+    lines = [("윤다은", "모집 인원은 300명으로 공고 나갑니다. 다음 주 월요일에요."),
+             ("한서연", "공고 나가기 전에 제가 날짜 바뀐 거 한 번 더 확인할게요.")]
+    assert _due(lines, 2, "한서연", date(2026, 5, 13))[1] == date(2026, 5, 18)
+
+
+def test_ko_event_never_dated_gives_no_due_date():
+    lines = [("양미경", "교육 자료는 금요일에 받았어요."),
+             ("양미경", "대상자 명단은 저희 운영팀에서 교육 전날까지 뽑아 드리겠습니다.")]
+    said, due = _due(lines, 2, "양미경", date(2026, 6, 23))
+    assert said.endswith("교육 전날까지") and due is None  # the words stay, with no date
+
+
+def test_ko_a_reply_repeats_the_weekday_just_said():
+    lines = [("최병훈", "공장 실사는 윤재석 님이 다음 주 목요일에 다녀오세요."),
+             ("윤재석", "네, 목요일로 잡겠습니다.")]
+    assert _due(lines, 2, "윤재석", date(2026, 6, 2))[1] == date(2026, 6, 11)
+
+
+# --- English -------------------------------------------------------------------------------
+
+
+def test_en_event_dated_later_and_the_first_of_two():
+    lines = [("Linh Nguyen", "I'll meet with the merchants association before the first open house."),
+             ("Evelyn Marsh", "The open houses will be October twentieth and October twenty-ninth.")]
+    assert _due(lines, 1, "Linh Nguyen", date(2026, 10, 6))[1] == date(2026, 10, 20)
+
+
+def test_en_offset_before_an_event_named_just_before():
+    lines = [("Grant Sokolov", "Northgate has us in the chamber on the twenty-eighth for the pre-scan."),
+             ("Grant Sokolov", "I want to bench-scan the boards before we go in the chamber."),
+             ("Grant Sokolov", "And I'll ship two boards to Northgate three days before, so the Friday.")]
+    assert _due(lines, 3, "Grant Sokolov", date(2026, 9, 8)) == ("three days before", date(2026, 9, 25))
+    assert _due(lines, 2, "Grant Sokolov", date(2026, 9, 8))[1] == date(2026, 9, 28)
+
+
+def test_en_changed_event_date_replaces_the_old_one():
+    lines = [("Maya Chen", "The launch is on October 5th."),
+             ("Raj Patel", "I'll finish the deck before the launch."),
+             ("Maya Chen", "Actually the launch moves to October 12th.")]
+    assert _due(lines, 2, "Raj Patel", date(2026, 9, 28))[1] == date(2026, 10, 12)
+
+
+def test_en_event_never_dated_gives_no_due_date():
+    lines = [("Maya Chen", "We discussed the hearing at length. The budget is due on the 14th."),
+             ("Raj Patel", "I'll brief the mayor before the hearing.")]
+    assert _due(lines, 2, "Raj Patel", date(2026, 10, 6)) == ("before the hearing", None)
+
+
+# --- the expressions themselves ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "offset"), [
+    ("공지는 점검 이틀 전에 올릴게요", -2), ("출시 일주일 전까지 끝내요", -7),
+    ("I'll ship them three days before, so the Friday.", -3),
+])
+def test_offsets_before_an_event(text, offset):
+    [event] = [m for m in resolve_date_expressions(text, date(2026, 6, 2)) if m.kind == "event"]
+    assert event.offset_days == offset
+
+
+def test_a_weekday_said_with_a_day_outranks_the_month_hint():
+    [m] = resolve_date_expressions("개편안은 24일 금요일에 넘깁니다", date(2026, 7, 8), month_hint=8)
+    assert m.date == date(2026, 7, 24)
