@@ -129,3 +129,29 @@ def test_offsets_before_an_event(text, offset):
 def test_a_weekday_said_with_a_day_outranks_the_month_hint():
     [m] = resolve_date_expressions("개편안은 24일 금요일에 넘깁니다", date(2026, 7, 8), month_hint=8)
     assert m.date == date(2026, 7, 24)
+
+
+# --- the series' earlier meetings ------------------------------------------------------------
+
+
+def _earlier_item(earlier_lines, lines, meeting: date, previous: date):
+    from mithub.record.actions import extract_action_items
+
+    items = extract_action_items("m2", _turns(*lines), meeting, earlier=[(previous, _turns(*earlier_lines))])
+    [item] = [a for a in items if a.owner == "하유진"]
+    return item
+
+
+def test_an_event_dated_in_the_series_earlier_meeting():
+    item = _earlier_item([("주형석", "좋아요. 출시는 11월 5일 목요일로 갑니다.")],
+                         [("권다솜", "소스 발주 얘기 하죠."), ("하유진", "발주는 제가 출시 2주 전까지 넣을게요.")],
+                         date(2026, 10, 20), date(2026, 10, 13))
+    assert item.due_date == date(2026, 10, 22)
+
+
+def test_this_meeting_changes_the_date_an_earlier_meeting_gave():
+    item = _earlier_item([("주형석", "좋아요. 출시는 11월 5일 목요일로 갑니다.")],
+                         [("권다솜", "5일 출시는 못 해요, 12일로 한 주 밀게요."),
+                          ("하유진", "발주는 제가 출시 2주 전까지 넣을게요.")],
+                         date(2026, 10, 20), date(2026, 10, 13))
+    assert item.due_date == date(2026, 10, 29)

@@ -5,6 +5,9 @@ value normalisation, and changes to past decisions of the series.
 - `values`    extract_values, values_agree, comparable, names_match (amounts, counts,
               percents, durations, times, dates, names in Korean and English)
 - `dates`     resolve_date_expressions against the meeting's local date
+- `due_dates` MeetingDates: a meeting's dates in context (the month named last, a reply's short
+              date, the dates of the events deadlines hang on)
+- `event_dates` event_table: event noun phrase -> date, from the statements that date it
 - `stance`    the cues shared by decisions and changes (settled, proposed, hypothetical, …)
 - `turn_features` the shared turn features of the learned models (kiwi mood and morpheme
               tags, English modality, value kinds, next-turn agreement, speaker role)

@@ -9,8 +9,10 @@ position in the meeting. The strongest pair of an owner within a few lines is th
 other lines of that owner nearby, and their yes, are its support. Items at or above the
 model's threshold are shown; weaker ones down to its floor are kept as candidates.
 
-The due date comes from the item's own words first, then its other lines, resolved against
-the meeting's local date; "그 전까지"/"before it goes out" take the date of the event they name.
+The due date comes from the item's own words first, then its other lines, read in the
+meeting's date context (`record.due_dates`); "출시 2주 전까지"/"before the first open house"
+take the date the meeting (or the series' earlier meetings) gave that event
+(`record.event_dates`), and no date when none did.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date
 
 import numpy as np
 import structlog
@@ -70,17 +72,20 @@ class _Item:
 
 def extract_action_items(
     meeting_id: str, utterances: Sequence[Utterance], meeting_date: date, model: ActionModel | None = None,
+    *, earlier: Sequence[tuple[date, Sequence[Utterance]]] = (),
 ) -> list[ActionItem]:
     """Action items (shown ones and candidates, `candidate` says which) in the order they were
     settled; `meeting_date` is the meeting's local start date, against which due dates resolve.
-    Raises ModelLoadError when the shipped weights are missing or damaged."""
+    `earlier` (local date, turns): the series' meetings before this one, oldest first, where an
+    event a deadline hangs on may have been dated ("오픈 전날까지"). Raises ModelLoadError when the
+    shipped weights are missing or damaged."""
     turns = list(utterances)
     if not turns:
         return []
     model = model or load_action_model()
     pairs, readings, cands, probs = score_meeting(turns, meeting_date, model)
     items = [_item(p, turns, readings, cands, probs, model.rule.window, model.rule.candidate_floor) for p in pairs]
-    dates = MeetingDates(turns, meeting_date)
+    dates = MeetingDates(turns, meeting_date, earlier)
     per_line = [item.line for item in items]
     return [
         _to_action_item(meeting_id, item, turns, dates, per_line.count(item.line) > 1)

@@ -60,11 +60,14 @@ def _short(m: DateMention) -> str | None:
 
 
 class MeetingDates:
-    """The date context of one meeting's turns, against its local date."""
+    """The date context of one meeting's turns, against its local date; `earlier` (local date,
+    turns) are the series' meetings before it, oldest first, where its events may be dated."""
 
-    def __init__(self, turns: Sequence[Utterance], meeting_date: date) -> None:
+    def __init__(self, turns: Sequence[Utterance], meeting_date: date,
+                 earlier: Sequence[tuple[date, Sequence[Utterance]]] = ()) -> None:
         self.turns, self.meeting_date = list(turns), meeting_date
         self.months = month_hints(self.turns)
+        self.earlier = [(list(past), day, month_hints(past)) for day, past in earlier]
         self._said = lru_cache(maxsize=None)(self._said_on)
 
     def _said_on(self, line: int) -> list[DateMention]:
@@ -98,7 +101,7 @@ class MeetingDates:
     @cached_property
     def events(self) -> list[EventDate]:
         """The meeting's event table, read once and only when a deadline hangs on an event."""
-        return event_table(self.turns, self.meeting_date, self.months)
+        return event_table(self.turns, self.meeting_date, self.months, self.earlier)
 
     def event_deadline(self, mention: DateMention, line: int, source: str) -> date | None:
         """The date of a deadline hung on an event ("그 전까지", "출시 2주 전까지", "before the first

@@ -67,7 +67,7 @@ class Phrase:
 class EventDate:
     phrase: Phrase
     dates: tuple[date, ...]
-    line: int
+    line: int  # in the meeting that said it
 
 
 def _stem(word: str) -> str:
@@ -177,9 +177,19 @@ def _statement(text: str, reference: date, hint: int | None) -> tuple[list[date]
     return [m.date for m in _chosen(text, dated)], targets, [p[0] for p in free], has_subject  # type: ignore[misc]
 
 
-def event_table(turns: Sequence[Utterance], reference: date, hints: Sequence[int | None]) -> list[EventDate]:
-    """Each dated event phrase at its latest date, over the whole meeting."""
+def event_table(turns: Sequence[Utterance], reference: date, hints: Sequence[int | None],
+                earlier: Sequence[tuple[Sequence[Utterance], date, Sequence[int | None]]] = ()) -> list[EventDate]:
+    """Each dated event phrase at its latest date, over the whole meeting; the series' `earlier`
+    meetings (turns, local date, month hints), oldest first, are read before it, each against its
+    own date, so what this meeting says replaces what they said."""
     table: dict[Phrase, EventDate] = {}
+    for past, past_date, past_hints in earlier:
+        _read(past, past_date, past_hints, table)
+    _read(turns, reference, hints, table)
+    return list(table.values())
+
+
+def _read(turns: Sequence[Utterance], reference: date, hints: Sequence[int | None], table: dict[Phrase, EventDate]) -> None:
     undated: list[Phrase] = []  # the phrases of the sentence just before, when it gave no date
     for line, turn in enumerate(turns):
         for sentence in cue.split_sentences(turn.text) or [turn.text]:
@@ -197,7 +207,6 @@ def event_table(turns: Sequence[Utterance], reference: date, hints: Sequence[int
                     del table[old]  # "출시는 12일로" replaces "청양마요 출시" too
                 table[phrase] = EventDate(phrase, tuple(dates), line)
             undated = []
-    return list(table.values())
 
 
 def anchor_phrase(anchor: str) -> Phrase | None:
