@@ -84,6 +84,13 @@ def test_ko_a_reply_repeats_the_weekday_just_said():
     assert _due(lines, 2, "윤재석", date(2026, 6, 2))[1] == date(2026, 6, 11)
 
 
+def test_ko_that_event_not_in_the_table_takes_the_date_just_said():
+    """Kept from before (it passed then too): "그 회의" points back at what was just said."""
+    lines = [("김지현", "다음 주 화요일 오후에 벤더랑 미팅 있어요."),
+             ("박서준", "네, 그 회의 전까지 제가 자료 정리해 둘게요.")]
+    assert _due(lines, 2, "박서준", date(2026, 6, 2))[1] == date(2026, 6, 9)
+
+
 # --- English -------------------------------------------------------------------------------
 
 

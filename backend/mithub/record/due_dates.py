@@ -26,6 +26,7 @@ _TOPIC = re.compile(r"(?<!에)(?<!까지)[은는]$")  # "5일은 …" is a topic
 _WEEK_SAID = re.compile(r"이번|다음|담|차|\bthis\b|\bnext\b", re.IGNORECASE)
 _WEEKDAY_SAID = re.compile(r"[월화수목금토일]요일|monday|tuesday|wednesday|thursday|friday|saturday|sunday",
                            re.IGNORECASE)
+_DEMONSTRATIVE = re.compile(r"^(?:그|이|저|that|this|these|those)\s", re.IGNORECASE)  # "그 회의 전까지": the one just said
 _ELIDED_EVENT = re.compile(r"\b(?:before|earlier)$", re.IGNORECASE)
 _MONTH = re.compile(r"(\d{1,2})\s*월(?!\s*요일)|\b(january|february|march|april|may|june|july|august|september"
                     r"|october|november|december)\b(?=\s+(?:the\s+)?\d|\s+[\w-]+(?:st|nd|rd|th)\b)", re.IGNORECASE)
@@ -107,8 +108,8 @@ class MeetingDates:
         """The date of a deadline hung on an event ("그 전까지", "출시 2주 전까지", "before the first
         open house"), with its offset: a date said in the event's own words ("다음 주 화요일 회의
         전까지"); for a named event, its date in the event table (none there: no date); "three
-        days before" takes the event named just before; a pronoun or the next meeting takes a
-        date of the last two lines."""
+        days before" takes the event named just before; a pronoun, "그 회의" not in the table or
+        the next meeting takes a date of the last two lines."""
         turns = self.turns
         anchor = (mention.anchor or "").strip()
         offset = max(0, turns[line].text.find(source[:20]))
@@ -123,7 +124,8 @@ class MeetingDates:
         phrase = anchor_phrase(anchor) if anchor else None  # "before it goes out": no noun, a pronoun
         if phrase is not None:
             day = event_date(phrase, self.events, self.meeting_date)
-            return day + timedelta(days=mention.offset_days) if day else None
+            if day is not None or not _DEMONSTRATIVE.match(anchor):
+                return day + timedelta(days=mention.offset_days) if day else None
         lines = [(line, said_before)] + [(k, turns[k].text) for k in range(line - 1, max(-1, line - 3), -1)]
         for index, text in lines:
             dated = [m for m in self.mentions(text, index) if m.date is not None]
