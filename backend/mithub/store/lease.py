@@ -26,7 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from mithub.errors import LeaseError
 from mithub.store.catalog import LEASES
-from mithub.store.database import is_locked
+from mithub.store.database import LOCK_STEP_SECONDS, is_locked
 
 if TYPE_CHECKING:
     from mithub.store.catalog import SqlCatalog
@@ -110,13 +110,15 @@ class LeaseManager:
         ttl_seconds: float,
         wait_seconds: float = 0.0,
         heartbeat: bool = True,
+        started_at: datetime | None = None,
     ) -> MeetingLease:
         """Take the meeting's lease, waiting up to `wait_seconds` for another owner's lease to
-        expire. Raises LeaseError naming the owner and the expiry when it stays taken."""
+        expire. Raises LeaseError naming the owner and the expiry when it stays taken. A new
+        meeting's row is made in the same transaction (starting at `started_at`, else now)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + max(wait_seconds, 0.0)
         while True:
-            error = await self._try_acquire(meeting_id, ttl_seconds)
+            error = await self._try_acquire(meeting_id, ttl_seconds, started_at)
             if error is None:
                 break
             remaining = deadline - loop.time()
@@ -130,27 +132,56 @@ class LeaseManager:
             lease.start_heartbeat()
         return lease
 
-    async def _try_acquire(self, meeting_id: str, ttl_seconds: float) -> LeaseError | None:
-        try:
-            return await self._take(meeting_id, ttl_seconds)
-        except OperationalError as exc:
-            if not is_locked(exc):
-                raise
-            return await self.busy_error(meeting_id)
+    async def _try_acquire(
+        self, meeting_id: str, ttl_seconds: float, started_at: datetime | None
+    ) -> LeaseError | None:
+        """One attempt. A lease another owner holds is read without the write lock (WAL), so
+        a second writer is told who writes the meeting however busy the file is; otherwise the
+        lease is taken, waiting for SQLite's write lock in short steps and looking at the lease
+        again between them, up to DB_CONNECT_TIMEOUT_SECONDS."""
+        database = self._catalog.database
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + database.lock_wait_seconds
+        while True:
+            held = await self._held_elsewhere(meeting_id)
+            if held is not None:
+                return held
+            step = min(LOCK_STEP_SECONDS, max(deadline - loop.time(), 0.0))
+            try:
+                return await self._take(meeting_id, ttl_seconds, started_at, lock_wait=step)
+            except OperationalError as exc:
+                if not is_locked(exc):
+                    raise
+                if loop.time() >= deadline:
+                    return await self._busy_error(meeting_id)
 
-    async def busy_error(self, meeting_id: str) -> LeaseError:
-        """SQLite stayed locked past the busy timeout: another process is writing the file. The
-        lease row is still readable (WAL), so the error names the meeting's writer if it has one."""
+    async def _held_elsewhere(self, meeting_id: str) -> LeaseError | None:
+        """The lease error when another owner's lease on the meeting is live; a plain read."""
         async with self._catalog.database.engine.connect() as conn:
             row = (await conn.execute(select(LEASES).where(LEASES.c.meeting_id == meeting_id))).first()
             if row is not None and row.owner != self.owner and row.expires_at > self._now():
                 return await self.describe(conn, meeting_id)
+        return None
+
+    async def _busy_error(self, meeting_id: str) -> LeaseError:
+        """SQLite stayed locked past the busy timeout: another process is writing the file. The
+        lease row is still readable (WAL), so the error names the meeting's writer if it has one."""
+        held = await self._held_elsewhere(meeting_id)
+        if held is not None:
+            return held
         return LeaseError(
             f"meeting {meeting_id}: {self._catalog.database.display_url} stayed locked by another "
             "process writing it (DB_CONNECT_TIMEOUT_SECONDS); retry when it is done, or give this "
             "meeting its own database file")
 
-    async def _take(self, meeting_id: str, ttl_seconds: float) -> LeaseError | None:
+    async def _take(
+        self,
+        meeting_id: str,
+        ttl_seconds: float,
+        started_at: datetime | None = None,
+        *,
+        lock_wait: float | None = None,
+    ) -> LeaseError | None:
         now = self._now()
         values = {
             "meeting_id": meeting_id,
@@ -159,8 +190,8 @@ class LeaseManager:
             "heartbeat_at": now,
             "expires_at": now + timedelta(seconds=ttl_seconds),
         }
-        async with self._catalog.database.begin() as conn:
-            await self._catalog._ensure_meeting(conn, meeting_id)
+        async with self._catalog.database.begin(lock_wait_seconds=lock_wait) as conn:
+            await self._catalog._ensure_meeting(conn, meeting_id, started_at=started_at)
             before = (
                 await conn.execute(select(LEASES).where(LEASES.c.meeting_id == meeting_id))
             ).first()

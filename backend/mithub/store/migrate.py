@@ -19,7 +19,13 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from mithub.errors import StoreError
-from mithub.store.database import WRITE_OPTION, Database, is_locked
+from mithub.store.database import (
+    LOCK_STEP_SECONDS,
+    LOCK_WAIT_OPTION,
+    WRITE_OPTION,
+    Database,
+    is_locked,
+)
 
 logger = structlog.get_logger(__name__)
 
@@ -63,25 +69,41 @@ async def upgrade(database: Database, revision: str = "head") -> tuple[str | Non
     """Apply migrations up to `revision`. Returns (revision before, revision after)."""
     await asyncio.to_thread(_UPGRADE_LOCK.acquire)
     try:
-        # A store already at head needs no write lock: a second process opening a meeting's
-        # SQLite file while the first one writes it must reach the lease check (which names the
-        # writer), not wait for the write lock the first one keeps taking.
-        head = head_revision() if revision == "head" else None
-        if head is not None and await current_revision(database) == head:
-            return head, head
-        try:
+        if revision != "head":
             return await _upgrade(database, revision)
-        except Exception as exc:
-            # Two processes migrating a new file at once: the one that waited too long finds
-            # the schema the other one made.
-            if head is not None and is_locked(exc) and await current_revision(database) == head:
-                return head, head
-            raise
+        return await _upgrade_to_head(database)
     finally:
         _UPGRADE_LOCK.release()
 
 
-async def _upgrade(database: Database, revision: str) -> tuple[str | None, str]:
+async def _upgrade_to_head(database: Database) -> tuple[str | None, str]:
+    """A store already at head needs no write lock: a second process opening a meeting's SQLite
+    file while the first one writes it must reach the lease check (which names the writer),
+    not wait for the write lock the first one keeps taking. Two processes migrating a new file
+    at once: the one that waits takes the lock in short steps and looks at the revision
+    between them (a plain read), so it finds the schema the other one made even while that
+    one goes on writing back to back (SQLite's busy handler polls and can starve)."""
+    head = head_revision()
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + database.lock_wait_seconds
+    locked: Exception | None = None
+    while True:
+        if await current_revision(database) == head:
+            return head, head
+        if locked is not None and loop.time() >= deadline:
+            raise locked
+        step = min(LOCK_STEP_SECONDS, max(deadline - loop.time(), 0.0))
+        try:
+            return await _upgrade(database, "head", lock_wait=step)
+        except Exception as exc:
+            if not is_locked(exc):
+                raise
+            locked = exc
+
+
+async def _upgrade(
+    database: Database, revision: str, *, lock_wait: float | None = None
+) -> tuple[str | None, str]:
     config = alembic_config()
     scripts = ScriptDirectory.from_config(config)
 
@@ -101,7 +123,10 @@ async def _upgrade(database: Database, revision: str) -> tuple[str | None, str]:
         if sqlite:
             await _sqlite_foreign_keys(connection, on=False)
         try:
-            writer = await connection.execution_options(**{WRITE_OPTION: True})
+            options: dict[str, object] = {WRITE_OPTION: True}
+            if lock_wait is not None:
+                options[LOCK_WAIT_OPTION] = lock_wait
+            writer = await connection.execution_options(**options)
             async with writer.begin():
                 before, after = await writer.run_sync(_run)
         finally:

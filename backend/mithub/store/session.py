@@ -21,14 +21,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 import structlog
-from sqlalchemy.exc import OperationalError
 
 from mithub.config import DatabaseConfig, get_database_config
 from mithub.embedders.base import Embedder
-from mithub.store.database import Database, is_locked
+from mithub.store.database import Database
 from mithub.store.embedding_cache import MeetingEmbeddings
 from mithub.store.lease import MeetingLease
-from mithub.store.open import meeting_repository, open_database
+from mithub.store.open import meeting_repository, open_database, reach
 from mithub.store.resilient import ResilientRepository
 
 logger = structlog.get_logger(__name__)
@@ -111,24 +110,23 @@ async def attach_meeting(
     database = await open_database(url, config)
     try:
         repository = meeting_repository(database, config)
-        # A writer attaching to a finalized meeting continues it (a restarted job whose room
-        # still lives): it is no longer finished until it ends again.
-        try:
-            await repository.inner.ensure_meeting(meeting_id, title=title, series_id=series_id,
-                                                  started_at=started_at, timezone=timezone, reopen=True)
-        except OperationalError as exc:
-            if not is_locked(exc):
-                raise
-            raise await repository.inner.leases.busy_error(meeting_id) from exc
+        # The lease comes first, in one short transaction that also makes a new meeting's row:
+        # a second writer touches nothing of the meeting before it is told who writes it.
         lease = await repository.inner.acquire_lease(
             meeting_id,
             ttl_seconds=config.lease_ttl_seconds,
             wait_seconds=lease_wait_seconds(config) if wait_seconds is None else wait_seconds,
+            started_at=started_at,
         )
         session = AttachedMeeting(
             meeting_id, database, repository, lease, embedding_cache=config.embedding_cache
         )
         try:
+            # A writer attaching to a finalized meeting continues it (a restarted job whose
+            # room still lives): it is no longer finished until it ends again.
+            await reach(database, repository.inner.ensure_meeting(
+                meeting_id, title=title, series_id=series_id, started_at=started_at,
+                timezone=timezone, reopen=True))
             yield session
             await repository.drain()
         finally:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import numpy as np
 import structlog
@@ -73,10 +73,12 @@ class SqlRepository(SqlRecordStore):
         ttl_seconds: float,
         wait_seconds: float = 0.0,
         heartbeat: bool = True,
+        started_at: datetime | None = None,
     ) -> MeetingLease:
         """Become the meeting's only writer (see `mithub.store.lease`)."""
         return await self.leases.acquire(
-            meeting_id, ttl_seconds=ttl_seconds, wait_seconds=wait_seconds, heartbeat=heartbeat
+            meeting_id, ttl_seconds=ttl_seconds, wait_seconds=wait_seconds, heartbeat=heartbeat,
+            started_at=started_at,
         )
 
     # ------------------------------------------------------------------ writes
