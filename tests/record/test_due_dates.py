@@ -84,6 +84,17 @@ def test_ko_a_reply_repeats_the_weekday_just_said():
     assert _due(lines, 2, "윤재석", date(2026, 6, 2))[1] == date(2026, 6, 11)
 
 
+def test_ko_each_event_of_a_sentence_keeps_its_own_date():
+    lines = [("권다솜", "킥오프는 다음 주 월요일이고, 리허설은 금요일에 해요."),
+             ("하유진", "자료는 제가 킥오프 전날까지 보낼게요.")]
+    assert _due(lines, 2, "하유진", date(2026, 9, 8))[1] == date(2026, 9, 13)
+
+
+def test_ko_a_word_ending_in_nael_is_not_tomorrow():
+    assert resolve_date_expressions("섭외 끝낼게요", date(2026, 9, 8)) == []
+    assert [m.date for m in resolve_date_expressions("낼 보낼게요", date(2026, 9, 8))] == [date(2026, 9, 9)]
+
+
 def test_ko_that_event_not_in_the_table_takes_the_date_just_said():
     """Kept from before (it passed then too): "그 회의" points back at what was just said."""
     lines = [("김지현", "다음 주 화요일 오후에 벤더랑 미팅 있어요."),

@@ -295,7 +295,8 @@ _KOREAN: list[tuple[str, _Resolver]] = [
     ((r"(?P<mon>\d{1,2})\s*월\s*(?:말(?!씀)|안에|중에)"
       r"|(?P<which>이번|다음|담)\s*달\s*(?:말일?|안에)|이달\s*말일?|월말|말일"), _month_end_res),
     (r"(?:이번\s*)?분기\s*(?:말|안에|내)|연말|올해\s*(?:말|안에)", _period_end),
-    (rf"(?P<rel>내일\s*모레|내일|낼|모레|글피|오늘|금일){_KO_TIME}{_KO_WITHIN}", _relative_day),
+    # not inside a word: "끝낼게요", "보낼게요" say no 낼 (tomorrow)
+    (rf"(?<![가-힣])(?P<rel>내일\s*모레|내일|낼|모레|글피|오늘|금일){_KO_TIME}{_KO_WITHIN}", _relative_day),
     (r"(?<![가-힣])(?:오후|이따가?|오전\s*중)(?:에|\s*중에?|까지)", _relative_day),
 ]
 _ENGLISH: list[tuple[str, _Resolver]] = [

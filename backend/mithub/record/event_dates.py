@@ -42,11 +42,14 @@ _KO_BARE_DAY = re.compile(
     rf"(?<![\d.가-힣])(?P<day>\d{{1,2}}|[이삼]?십[일이삼사오육칠팔구]?)\s*일"
     rf"(?:\s*(?P<wd>[{KO_WEEKDAYS}])요일)?(?:으?로(?=[\s,.]|$)|(?=\s+[가-힣]))")
 _EN_ORD = "|".join(sorted(EN_ORDINAL_DAY, key=len, reverse=True))
-_EN_BARE_DAY = re.compile(rf"(?i)\bthe\s+(?P<day>{_EN_ORD}|\d{{1,2}}(?:st|nd|rd|th))\b")
+# English only after a preposition and before one ("on the twenty-eighth for the pre-scan"), not
+# in "the first open house" or "on the first floor".
+_EN_BARE_DAY = re.compile(rf"(?i)\b(?:on|by|until|till|from)\s+the\s+(?P<day>{_EN_ORD}|\d{{1,2}}(?:st|nd|rd|th))\b"
+                          r"(?=\s*(?:$|[.,;!?]|(?:for|at|and|or|to|with|in|when|so|then)\b))")
 # After a noun, the rest of an event-relative expression: "출시 사흘 전이니까", "launch two weeks before".
 _KO_RELATIVE_AFTER = re.compile(r"^\s*(?:\d+\s*(?:일|주)|하루|이틀|사흘|나흘|닷새|일주일|열흘|보름|한\s*주|두\s*주)?"
                                 r"\s*(?:전|후|뒤|직전|전날|당일|이전|이후)")
-_EN_RELATIVE_BEFORE = re.compile(r"(?i)\b(?:before|after|ahead\s+of|until|till)\s+(?:the\s+|our\s+|we\s+\w+\s+)?[\w\s-]*$")
+_EN_RELATIVE_BEFORE = re.compile(r"(?i)\b(?:before|after|ahead\s+of|until|till)(?:\s+[\w'-]+){0,4}\s+$")
 _EN_VERB = re.compile(r"(?i)\b(?:will|is|are|was|were|has|have|had|'s|be|should|must|can|could|would|moves?|moved"
                       r"|goes|starts?|opens?|gets?|got|lands?|happens?|falls?|needs?|stays?)\b")
 _EN_SKIP = ENGLISH_STOPWORDS | {"first", "second", "third", "last", "next", "one", "two", "both", "we", "us"}
@@ -154,9 +157,10 @@ def _chosen(text: str, dated: list[DateMention]) -> list[DateMention]:
     return marked if marked and len(marked) < len(dated) else dated
 
 
-def _statement(text: str, reference: date, hint: int | None) -> tuple[list[date], list[Phrase], list[Phrase], bool]:
-    """One sentence: its dates, the phrases they date, all its phrases, and whether it has a
-    subject of its own."""
+def _statement(text: str, reference: date, hint: int | None
+               ) -> tuple[list[tuple[Phrase, tuple[date, ...]]], tuple[date, ...], list[Phrase], bool]:
+    """One sentence: the phrases it dates with their dates, all its dates, all its phrases, and
+    whether it has a subject of its own."""
     mentions = resolve_date_expressions(text, reference, month_hint=hint)
     bare = _bare_days(text, reference, hint, mentions)  # drops the mentions a bare day takes in
     dated = sorted([m for m in mentions if m.kind in _DATED and m.date is not None] + bare, key=lambda m: m.start)
@@ -165,16 +169,31 @@ def _statement(text: str, reference: date, hint: int | None) -> tuple[list[date]
         blanked = blanked[: m.start] + ";" + " " * (m.end - m.start - 1) + blanked[m.end:]
     phrases = _ko_phrases(blanked) if has_hangul(text) else _en_phrases(blanked)
     relative = [p for p in phrases if _KO_RELATIVE_AFTER.match(text[p[2]:]) or _EN_RELATIVE_BEFORE.search(text[: p[1]])]
-    if any(m.kind == "event" for m in mentions):
-        anchors = " ".join(m.anchor or "" for m in mentions if m.kind == "event")
-        relative += [p for p in phrases if p[0].head in anchors]
+    events = [m for m in mentions if m.kind == "event"]  # the phrase inside "출시 2주 전까지"
+    relative += [p for p in phrases if any(m.start <= p[1] and p[2] <= m.end for m in events)]
     free = [p for p in phrases if p not in relative]
     beside = [p for p in free if any(0 <= m.start - p[2] <= 12 and re.fullmatch(r"[\s은는이가]*(?:on|is|are|will be)?\s*",
                                                                                  text[p[2]: m.start])
                                      or 0 <= p[1] - m.end <= 1 for m in dated)]
-    targets = [p[0] for p in free if p[3] or p in beside]
+    targets = [p for p in free if p[3] or p in beside]
+    dated_targets = [(p[0], _own_dates(p, targets, dated, text)) for p in targets]
     has_subject = any(p[3] for p in phrases)
-    return [m.date for m in _chosen(text, dated)], targets, [p[0] for p in free], has_subject  # type: ignore[misc]
+    return dated_targets, tuple(m.date for m in _chosen(text, dated)), [p[0] for p in free], has_subject  # type: ignore[misc]
+
+
+def _own_dates(target: tuple[Phrase, int, int, bool], targets: list[tuple[Phrase, int, int, bool]],
+               dated: list[DateMention], text: str) -> tuple[date, ...]:
+    """A phrase's dates in a sentence naming several ("킥오프는 다음 주 월요일이고, 리허설은 금요일"):
+    those said after it and before the next dated phrase, else the nearest after, else the
+    nearest before ("5일 출시로 가")."""
+    later = [p[1] for p in targets if p[1] > target[1]]
+    stop = min(later) if later else len(text)
+    mine = [m for m in dated if target[2] <= m.start < stop]
+    if not mine:
+        after = [m for m in dated if m.start >= target[2]]
+        before = [m for m in dated if m.end <= target[1]]
+        mine = after[:1] or before[-1:]
+    return tuple(m.date for m in _chosen(text, mine))  # type: ignore[misc]
 
 
 def event_table(turns: Sequence[Utterance], reference: date, hints: Sequence[int | None],
@@ -196,16 +215,16 @@ def _read(turns: Sequence[Utterance], reference: date, hints: Sequence[int | Non
             if sentence.rstrip().endswith("?"):
                 undated = []
                 continue
-            dates, targets, phrases, has_subject = _statement(sentence, reference, hints[line])
+            targets, dates, phrases, has_subject = _statement(sentence, reference, hints[line])
             if not dates:
                 undated = phrases
                 continue
             if not has_subject:
-                targets = targets + undated
-            for phrase in targets:
+                targets = targets + [(phrase, dates) for phrase in undated]
+            for phrase, its_dates in targets:
                 for old in [p for p in table if p.head == phrase.head and set(phrase.nouns) <= set(p.nouns)]:
                     del table[old]  # "출시는 12일로" replaces "청양마요 출시" too
-                table[phrase] = EventDate(phrase, tuple(dates), line)
+                table[phrase] = EventDate(phrase, its_dates, line)
             undated = []
 
 
