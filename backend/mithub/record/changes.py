@@ -36,6 +36,7 @@ from mithub.record.pair_model import (
     name_tokens,
     pair_model,
     split_values,
+    value_subjects,
 )
 from mithub.record.settle_model import SettleModel, settle_model
 from mithub.record.turn_features import Turn, TurnInfo, analyse_turn, meeting_features
@@ -97,9 +98,10 @@ class ChangeDetector:
         vectors = np.asarray(self.embedder.embed_documents([d.quote for d in active]), dtype=np.float32)
         for decision, vector in zip(active, vectors, strict=True):
             reference = self._meeting_dates.get(decision.meeting_id)
-            self._past.append(PastDecision(decision.id, decision.quote, decision_values(decision, self.names, reference),
-                                           vector, key_terms(decision.quote), decision.confidence,
-                                           name_tokens(decision.quote), choice_phrases(decision.quote)[0]))
+            values = decision_values(decision, self.names, reference)
+            self._past.append(PastDecision(decision.id, decision.quote, values, vector, key_terms(decision.quote),
+                                           decision.confidence, name_tokens(decision.quote),
+                                           choice_phrases(decision.quote)[0], value_subjects(decision.quote, values)))
             self._decisions.append(decision)
 
     def mark_changed(self, decision_id: str) -> None:
@@ -137,7 +139,8 @@ class ChangeDetector:
         context = np.vstack(self._vectors[-3:-1]).mean(axis=0) if len(self._vectors) > 1 else None
         context_values = [v for t, i in before for v in split_values(t.text, i.values)[0]]
         return settle, LineView(turn.text, new, old, vector, context, terms, settle, line_cues(turn.text),
-                                context_values, name_tokens(turn.text), *choice_phrases(turn.text))
+                                context_values, name_tokens(turn.text), *choice_phrases(turn.text),
+                                value_subjects(turn.text, new))
 
     def check(self, utterance: Utterance, previous_lines: Sequence[Utterance] = ()) -> DecisionChange | None:
         """The change this line makes to a past decision (`candidate=True` below the

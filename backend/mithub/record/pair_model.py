@@ -9,6 +9,10 @@ decision's value. The pair features say exactly that, each with its reason:
   restatement) or differ (a new value); the decision's value is cited as the old one;
 - the subject: embedding cosine of the line (and of the two lines before it) with the
   decision, key-term overlap, and whether this decision is the line's closest;
+- the subject of each value (`value_subjects`: the key terms of the sentence stating it):
+  how much a line's value and a decision's value of the same type share it, when the values
+  differ and when they agree -- a change gives the same subject a new value, however much else
+  the two lines say (a misheard term, "lunch" for "launch", counts by its shared letter pairs);
 - the line's stance: it points back ("지난주에", "we said"), changes, keeps, negates, supposes
   or asks.
 """
@@ -50,6 +54,7 @@ class PastDecision:
     confidence: float
     names: set[str] = field(default_factory=set)
     chosen: set[str] = field(default_factory=set)  # the option the decision chose (choice_phrases)
+    value_terms: list[frozenset[str]] = field(default_factory=list)  # the subject of each value
 
 
 @dataclass
@@ -68,6 +73,7 @@ class LineView:
     names: set[str] = field(default_factory=set)
     chosen: set[str] = field(default_factory=set)
     rejected: set[str] = field(default_factory=set)
+    value_terms: list[frozenset[str]] = field(default_factory=list)  # the subject of each new value
 
 
 _EN_CAPITAL = re.compile(r"(?<![\w'’])([A-Z][A-Za-z0-9-]{2,})")
@@ -123,8 +129,51 @@ def key_terms(text: str) -> set[str]:
     return {t.lower() for t in keyword_candidates(text) if not any(c.isdigit() for c in t)}
 
 
+@lru_cache(maxsize=4096)
+def _sentence_terms(sentence: str) -> frozenset[str]:
+    return frozenset(key_terms(sentence))
+
+
+_PAST_ENDINGS = frozenset({"었", "았", "였", "ㅆ"})
+
+
+@lru_cache(maxsize=4096)
+def reports_past(sentence: str) -> bool:
+    """A Korean sentence whose last pre-final ending (kiwi EP) is the past -었-/-았-: its main
+    verb tells what happened ("비교표 공유드렸어요"), while "22일로 정했던 베타는 8월 5일로
+    미루겠습니다" ends in -겠-. English sentences are not judged (no tagger here)."""
+    if not has_hangul(sentence):
+        return False
+    from mithub.record.turn_features import _ending, korean_morphemes
+
+    endings = [_ending(m) for m, t in korean_morphemes(sentence) if t == "EP"]
+    return bool(endings) and endings[-1] in _PAST_ENDINGS
+
+
+def value_subjects(text: str, values: Sequence[Value]) -> list[frozenset[str]]:
+    """The subject of each value: the key terms of the sentence that states it, less the
+    value's own words ("단기 인력은 마흔다섯 명으로" -> {단기, 인력}). A change gives a new value
+    to the same subject, so two values are about the same thing when their sentences share
+    terms, whatever else the two lines talk about."""
+    spans = []
+    offset = 0
+    for sentence in split_sentences(text) or [text]:
+        start = text.find(sentence, offset)
+        start = offset if start < 0 else start
+        spans.append((start, start + len(sentence), sentence))
+        offset = start + len(sentence)
+    out = []
+    for v in values:
+        sentence = next((s for a, b, s in spans if a <= v.start < b), text)
+        own = v.text.lower()
+        out.append(frozenset(t for t in _sentence_terms(sentence) if t not in own))
+    return out
+
+
 def split_values(text: str, values: Sequence[Value]) -> tuple[list[Value], list[Value]]:
-    """(new values, old values) of a line, sentence by sentence (record/stance.py's clause cues)."""
+    """(new values, old values) of a line, sentence by sentence (record/stance.py's clause cues).
+    A relative date told in the past ("금요일에 공유드렸어요") is neither: it was resolved
+    forward from today, which the past-tense verb contradicts."""
     new: list[Value] = []
     old: list[Value] = []
     offset = 0
@@ -135,6 +184,8 @@ def split_values(text: str, values: Sequence[Value]) -> tuple[list[Value], list[
         offset = end
         for v in values:
             if not start <= v.start < end or v.text.strip(" 은는에") in NOW_WORDS:
+                continue
+            if v.kind == "date" and not any(c.isdigit() for c in v.text) and reports_past(sentence):
                 continue
             local = Value(v.kind, v.text, v.start - start, v.end - start, v.number, v.unit, v.loose)
             if clause_points_back(sentence, local.end) or value_is_rejected(sentence, local):
@@ -179,6 +230,7 @@ def pair_features(line: LineView, past: Sequence[PastDecision]) -> list[dict[str
         name_cited = bool(line.names & d.names)
         name_new = bool(d.names) and bool(line.names - d.names)
         differ_only = float(differs and not agree)
+        subject = _value_subjects(line, d)
         old_choice = any(_same_option(a, b) for a in line.rejected for b in d.chosen)
         same_choice = any(_same_option(a, b) for a in line.chosen for b in d.chosen)
         f = {
@@ -196,11 +248,52 @@ def pair_features(line: LineView, past: Sequence[PastDecision]) -> list[dict[str
             "cosine": cosines[i], "cosine_margin": cosines[i] - (max(others) if others else 0.0),
             "closest": float(not others or cosines[i] >= max(others)),
             "context_cosine": _cos(line.context_vector, d.vector),
+            "subject_differ": subject[0], "subject_agree": subject[1],
             "overlap": overlaps[i], "overlap_margin": overlaps[i] - (max(other_overlaps) if other_overlaps else 0.0),
         }
         f.update(line.cues)
         rows.append(f)
     return rows
+
+
+@lru_cache(maxsize=65536)
+def _bigrams(term: str) -> frozenset[str]:
+    padded = f"^{term}$"
+    return frozenset(padded[i:i + 2] for i in range(len(padded) - 1))
+
+
+def _term_similarity(a: str, b: str) -> float:
+    """1 for the same term; the Dice overlap of their letter pairs when most are shared (a word
+    misheard by speech recognition, "lunch" for "launch"); else 0."""
+    if a == b:
+        return 1.0
+    x, y = _bigrams(a), _bigrams(b)
+    dice = 2 * len(x & y) / (len(x) + len(y))
+    return dice if dice >= 0.5 else 0.0
+
+
+def _soft_overlap(a: frozenset[str], b: frozenset[str]) -> float:
+    """`_overlap` with near-identical terms counted by their similarity."""
+    if not a or not b:
+        return 0.0
+    shared = sum(max(_term_similarity(x, y) for y in b) for x in a)
+    return shared / math.sqrt(len(a) * len(b))
+
+
+def _value_subjects(line: LineView, d: PastDecision) -> tuple[float, float]:
+    """Subject overlap of the line's values with the decision's values of the same type:
+    (pairs whose values differ, pairs whose values agree)."""
+    differ = agree = 0.0
+    for v, vt in zip(line.new_values, line.value_terms, strict=False):
+        for w, wt in zip(d.values, d.value_terms, strict=False):
+            if not comparable(v, w):
+                continue
+            o = _soft_overlap(vt, wt)
+            if values_agree(v, w):
+                agree = max(agree, o)
+            else:
+                differ = max(differ, o)
+    return differ, agree
 
 
 PAIR_FEATURES = list(pair_features(

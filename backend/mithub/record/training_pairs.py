@@ -26,6 +26,7 @@ from mithub.record.pair_model import (
     pair_features,
     plausible,
     split_values,
+    value_subjects,
 )
 from mithub.record.decisions import listed_lines
 from mithub.record.training_data import Meeting, Series
@@ -83,10 +84,12 @@ def past_decisions(s: Series, p1: np.ndarray, floor: float) -> tuple[list[int], 
     m1 = s.m1
     lines = listed_lines(p1, floor, meeting_values(m1))
     names = sorted({t.speaker for t in m1.turns})
-    past = [PastDecision(str(j), m1.turns[j].text, extract_values(m1.turns[j].text, reference=m1.reference, names=names),
-                         m1.vectors[j], key_terms(m1.turns[j].text), float(p1[j]), name_tokens(m1.turns[j].text),
-                         choice_phrases(m1.turns[j].text)[0])
-            for j in lines]
+    past = []
+    for j in lines:
+        text = m1.turns[j].text
+        values = extract_values(text, reference=m1.reference, names=names)
+        past.append(PastDecision(str(j), text, values, m1.vectors[j], key_terms(text), float(p1[j]), name_tokens(text),
+                                 choice_phrases(text)[0], value_subjects(text, values)))
     return lines, past
 
 
@@ -100,7 +103,7 @@ def line_view(s: Series, i: int, p2: np.ndarray) -> LineView:
     terms = key_terms(text) | set().union(*(key_terms(t) for t in before))
     context_values = [v for t in before for v in split_values(t, extract_values(t, reference=m2.reference, names=names))[0]]
     return LineView(text, new, old, m2.vectors[i], context, terms, float(p2[i]), line_cues(text),
-                    context_values, name_tokens(text), *choice_phrases(text))
+                    context_values, name_tokens(text), *choice_phrases(text), value_subjects(text, new))
 
 
 def pair_rows(s: Series, p1: np.ndarray, p2: np.ndarray, floor: float) -> SeriesPairs:
