@@ -139,5 +139,6 @@ def prepare(meetings: Sequence[Meeting], lookaheads: Sequence[int], cache_dir: P
             np.save(cached.with_suffix(".npy"), m.vectors)
 
 
-# Bumped when turn_features changes, so a cache from older features is not read.
-_FEATURE_VERSION = 2
+# Bumped when turn_features (or the dates and values it reads) changes, so a cache from
+# older features is not read.
+_FEATURE_VERSION = 3
