@@ -122,7 +122,7 @@ async def test_worker_job_transcribes_answers_and_serves_status(
     # The job's end closed the meeting while the bot was still in the room: its minutes were
     # posted there (the fake room, like a real one, takes nothing once the bot has left).
     (minutes,) = [m.text for m in room.chat_replies() if m.text.startswith("📝 ")]
-    assert minutes.startswith("📝 Minutes: design-review (") and "action items" in minutes, minutes
+    assert minutes.startswith("📝 Minutes: design-review (") and "action item" in minutes, minutes
     assert not room.room.isconnected(), "the bot left the room after posting them"
     utterances = await stored_utterances(database_url, SID)
     assert [(u.id, u.speaker_id) for u in utterances] == [(1, "alice"), (2, "bob")]
