@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from mithub.minutes.models import Minutes, MinutesActionItem, MinutesDecision
-from mithub.minutes.render import LABELS, cite, counts_line, meeting_label
+from mithub.minutes.render import LABELS, action_text, cite, counts_line, meeting_label, one_line
 
 FORMATS: tuple[str, ...] = ("json", "slack", "teams")  # MINUTES_WEBHOOK_FORMAT
 
@@ -56,13 +56,9 @@ def _dumps(payload: dict[str, Any]) -> bytes:
 # ---------------------------------------------------------------------- shared text
 
 
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
 def _summary_line(minutes: Minutes) -> str:
     t = LABELS[minutes.language]
-    return f"{t['minutes']}: {_one_line(minutes.title)} ({minutes.date.isoformat()}) — {counts_line(minutes)}"
+    return f"{t['minutes']}: {one_line(minutes.title)} ({minutes.date.isoformat()}) — {counts_line(minutes)}"
 
 
 def _date_line(minutes: Minutes) -> str:
@@ -74,35 +70,29 @@ def _date_line(minutes: Minutes) -> str:
 
 
 def _decision(decision: MinutesDecision, minutes: Minutes, bold: Callable[[str], str]) -> str:
-    line = f"{_one_line(decision.text)} ({cite(decision.speaker, decision.time, decision.seq)})"
+    line = f"{one_line(decision.text)} ({cite(decision.speaker, decision.time, decision.seq)})"
     past = decision.changed_since_last
     if past is None:
         return line
     t = LABELS[minutes.language]
     values = f"{past.value} → {decision.value}, " if past.value and decision.value else ""
     return (f"⚠ {bold(t['changed'])} ({values}{meeting_label(minutes, past.date)}: "
-            f"\"{_one_line(past.quote)}\" — {past.speaker} #{past.seq}): {line}")
+            f"\"{one_line(past.quote)}\" — {past.speaker} #{past.seq}): {line}")
 
 
 def _action(action: MinutesActionItem, minutes: Minutes, bold: Callable[[str], str]) -> str:
-    t = LABELS[minutes.language]
-    due = ""
-    if action.due is not None:
-        due = f" — {t['due']} {action.due.isoformat()}" + (f" ({action.due_text})" if action.due_text else "")
-    elif action.due_text:
-        due = f" — {action.due_text}"
-    return f"{bold(action.owner)}: {_one_line(action.task)}{due} ({cite(action.speaker, action.time, action.seq)})"
+    return f"{action_text(action, LABELS[minutes.language], bold)} ({cite(action.speaker, action.time, action.seq)})"
 
 
 def _sections(minutes: Minutes, bold: Callable[[str], str], per_section: int) -> list[tuple[str, list[str]]]:
     """(heading, items) of the minutes, in reading order; empty sections are left out."""
     t = LABELS[minutes.language]
     sections = [
-        (t["topics"], [f"{bold(_one_line(topic.title))} ({topic.start:%H:%M}–{topic.end:%H:%M}): "
-                       f"{_one_line(topic.summary)}" for topic in minutes.topics]),
+        (t["topics"], [f"{bold(one_line(topic.title))} ({topic.start:%H:%M}–{topic.end:%H:%M}): "
+                       f"{one_line(topic.summary)}" for topic in minutes.topics]),
         (t["decisions"], [_decision(d, minutes, bold) for d in minutes.decisions]),
         (t["actions"], [_action(a, minutes, bold) for a in minutes.action_items]),
-        (t["open"], [f"{_one_line(q.text)} ({cite(q.speaker, q.time, q.seq)})" for q in minutes.open_questions]),
+        (t["open"], [f"{one_line(q.text)} ({cite(q.speaker, q.time, q.seq)})" for q in minutes.open_questions]),
     ]
     return [(heading, _capped(items, per_section, t["more"])) for heading, items in sections if items]
 
@@ -131,7 +121,7 @@ def slack_message(minutes: Minutes, *, page_url: str | None = None,
                   per_section: int = ITEMS_PER_SECTION[0]) -> dict[str, Any]:
     """Slack incoming-webhook message: `text` + `blocks` (header, context, mrkdwn sections)."""
     t = LABELS[minutes.language]
-    header = _cut(f"{t['minutes']}: {_one_line(minutes.title)}", SLACK_HEADER_CHARS)  # plain_text
+    header = _cut(f"{t['minutes']}: {one_line(minutes.title)}", SLACK_HEADER_CHARS)  # plain_text
     blocks: list[dict[str, Any]] = [
         {"type": "header", "text": {"type": "plain_text", "text": header, "emoji": True}},
         {"type": "context", "elements": [
@@ -195,7 +185,7 @@ def teams_message(minutes: Minutes, *, page_url: str | None = None,
     bulleted TextBlock per section (TextBlock reads a Markdown subset: bold, lists)."""
     t = LABELS[minutes.language]
     body: list[dict[str, Any]] = [
-        {"type": "TextBlock", "text": f"{t['minutes']}: {_one_line(minutes.title)}", "size": "Large",
+        {"type": "TextBlock", "text": f"{t['minutes']}: {one_line(minutes.title)}", "size": "Large",
          "weight": "Bolder", "wrap": True},
         {"type": "TextBlock", "text": _date_line(minutes), "isSubtle": True, "wrap": True},
     ]

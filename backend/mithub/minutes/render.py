@@ -5,6 +5,7 @@ record's own words: a renderer into HTML escapes it (the page does)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date, datetime
 
 from mithub.minutes.models import Minutes, MinutesActionItem, MinutesDecision
@@ -35,7 +36,8 @@ def _labels(minutes: Minutes) -> dict[str, str]:
     return LABELS[minutes.language]
 
 
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
+    """The text on one line, its runs of white space as single spaces."""
     return " ".join(text.split())
 
 
@@ -63,19 +65,19 @@ def meeting_label(minutes: Minutes, day: date) -> str:
 def to_markdown(minutes: Minutes) -> str:
     t = _labels(minutes)
     end = f"–{_clock(minutes.ended_at)}" if minutes.ended_at else ""
-    lines = [f"# {t['minutes']}: {_one_line(minutes.title)}", "",
+    lines = [f"# {t['minutes']}: {one_line(minutes.title)}", "",
              f"- **{t['date']}**: {minutes.date.isoformat()} {_clock(minutes.started_at)}{end} ({minutes.timezone})",
              f"- **{t['participants']}**: " + (", ".join(
                  f"{p.name} ({_duration(p.talk_seconds, minutes.language)}, {t['turns']} {p.turns})"
                  for p in minutes.participants) or t["none"]), ""]
     lines += _section(t["topics"], [
-        f"{i}. **{_one_line(topic.title)}** ({_clock(topic.start)}–{_clock(topic.end)}, "
-        f"#{topic.first_seq}–#{topic.last_seq}): {_one_line(topic.summary)}"
+        f"{i}. **{one_line(topic.title)}** ({_clock(topic.start)}–{_clock(topic.end)}, "
+        f"#{topic.first_seq}–#{topic.last_seq}): {one_line(topic.summary)}"
         for i, topic in enumerate(minutes.topics, 1)], t)
     lines += _section(t["decisions"], [_decision_markdown(d, minutes) for d in minutes.decisions], t)
-    lines += _section(t["actions"], [f"- [ ] {_action_text(a, t)} ({cite(a.speaker, a.time, a.seq)})"
+    lines += _section(t["actions"], [f"- [ ] {action_text(a, t)} ({cite(a.speaker, a.time, a.seq)})"
                                      for a in minutes.action_items], t)
-    lines += _section(t["open"], [f"- {_one_line(q.text)} ({cite(q.speaker, q.time, q.seq)})"
+    lines += _section(t["open"], [f"- {one_line(q.text)} ({cite(q.speaker, q.time, q.seq)})"
                                   for q in minutes.open_questions], t)
     lines.append(f"_{t['mode_llm'] if minutes.mode == 'llm' else t['mode_extractive']}_")
     return "\n".join(lines) + "\n"
@@ -87,23 +89,26 @@ def _section(heading: str, items: list[str], t: dict[str, str]) -> list[str]:
 
 def _decision_markdown(decision: MinutesDecision, minutes: Minutes) -> str:
     t = _labels(minutes)
-    line = f"- {_one_line(decision.text)} ({cite(decision.speaker, decision.time, decision.seq)})"
+    line = f"- {one_line(decision.text)} ({cite(decision.speaker, decision.time, decision.seq)})"
     past = decision.changed_since_last
     if past is None:
         return line
     said = f"{past.speaker} " if past.speaker else ""
     values = f"{past.value} → {decision.value}: " if past.value and decision.value else ""
     return (f"{line}\n  - ⚠ **{t['changed']}** ({values}{meeting_label(minutes, past.date)}, {said}#{past.seq}): "
-            f"\"{_one_line(past.quote)}\"")
+            f"\"{one_line(past.quote)}\"")
 
 
-def _action_text(action: MinutesActionItem, t: dict[str, str]) -> str:
+def action_text(action: MinutesActionItem, t: dict[str, str],
+                bold: Callable[[str], str] = lambda text: f"**{text}**") -> str:
+    """"owner: task — due date (as said)", the owner set off by `bold` (Markdown by default; the
+    webhook payloads pass their own markup)."""
     due = ""
     if action.due is not None:
         due = f" — {t['due']} {action.due.isoformat()}" + (f" ({action.due_text})" if action.due_text else "")
     elif action.due_text:
         due = f" — {action.due_text}"
-    return f"**{action.owner}**: {_one_line(action.task)}{due}"
+    return f"{bold(action.owner)}: {one_line(action.task)}{due}"
 
 
 # ---------------------------------------------------------------------- chat
@@ -112,7 +117,7 @@ ITEM_CHARS = 140  # one item's words in the chat version, before its citation
 
 
 def _short(text: str, limit: int = ITEM_CHARS) -> str:
-    text = _one_line(text)
+    text = one_line(text)
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
@@ -122,7 +127,7 @@ def to_chat(minutes: Minutes, *, limit_chars: int, page_url: str | None = None) 
     to the page when there is one."""
     t = _labels(minutes)
     changes = minutes.changes()
-    head = [f"📝 {t['minutes']}: {_one_line(minutes.title)} ({minutes.date.isoformat()})",
+    head = [f"📝 {t['minutes']}: {one_line(minutes.title)} ({minutes.date.isoformat()})",
             counts_line(minutes)]
     tail = [f"{t['page']}: {page_url}"] if page_url else []
     body: list[str] = []
@@ -130,7 +135,7 @@ def to_chat(minutes: Minutes, *, limit_chars: int, page_url: str | None = None) 
         (t["changed"], [_change_chat(d, t) for d in changes]),
         (t["decisions"], [f"- {_short(d.text)} ({cite(d.speaker, d.time, d.seq)})"
                           for d in minutes.decisions if d.changed_since_last is None]),
-        (t["actions"], [f"- {_short(_action_text(a, t).replace('**', ''))} ({cite(a.speaker, a.time, a.seq)})"
+        (t["actions"], [f"- {_short(action_text(a, t).replace('**', ''))} ({cite(a.speaker, a.time, a.seq)})"
                         for a in minutes.action_items]),
     ]
 
