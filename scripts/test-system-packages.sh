@@ -11,7 +11,8 @@ ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || missing+=(postgresql)
 command -v espeak-ng >/dev/null 2>&1 || missing+=(espeak-ng)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
-fc-list 2>/dev/null | grep -qi "noto.*cjk" || missing+=(fonts-noto-cjk)
+fonts=$(fc-list 2>/dev/null || true)  # read whole: `grep -q` on a pipe would break it (pipefail)
+grep -qi "noto.*cjk" <<<"$fonts" || missing+=(fonts-noto-cjk)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 command="apt-get install -y --no-install-recommends ${missing[*]}"
