@@ -159,3 +159,23 @@ def test_the_issue_example_next_week_friday_from_a_seoul_monday_morning():
     [seoul] = resolve_date_expressions("다음 주 금요일까지", local_date(started, "Asia/Seoul"))
     [utc] = resolve_date_expressions("다음 주 금요일까지", local_date(started, "UTC"))
     assert (seoul.date, utc.date) == (date(2026, 5, 15), date(2026, 5, 8))
+
+
+@pytest.mark.parametrize(("text", "said", "resolved"), [
+    ("견적은 지난 수요일에 보냈어요.", "지난 수요일에", date(2026, 5, 6)),
+    ("지난주 금요일에 고객사랑 통화했죠.", "지난주 금요일에", date(2026, 5, 8)),
+    ("저번 주 화요일에 말씀드렸잖아요.", "저번 주 화요일에", date(2026, 5, 5)),
+    ("We shipped the fix last Friday.", "last Friday", date(2026, 5, 8)),
+    ("지난 목요일에 보고드렸어요.", "지난 목요일에", date(2026, 5, 7)),
+])
+def test_a_weekday_told_of_the_past_is_the_one_before(text, said, resolved):
+    """"지난 수요일", "지난주 금요일", "last Friday" said on Wednesday 13 May are days already past
+    (they were read as the next Wednesday or Friday)."""
+    [mention] = resolve_date_expressions(text, WED)
+    assert (mention.text, mention.date, mention.kind) == (said, resolved, "weekday")
+
+
+def test_a_past_week_alone_is_no_date():
+    """"지난주에 7월 22일로 정했던 …" dates nothing but 7월 22일; "last week" dates nothing."""
+    assert [m.text for m in resolve_date_expressions("지난주에 7월 22일로 정했던 베타는", WED)] == ["7월 22일로"]
+    assert resolve_date_expressions("Last week we agreed on the vendor.", WED) == []

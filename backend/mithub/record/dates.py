@@ -71,7 +71,8 @@ def _ordinal_words() -> dict[str, int]:
 EN_ORDINAL_DAY = _ordinal_words()
 EN_NUMBER_WORDS = {w: i for i, w in enumerate(_UNITS) if w} | {"ten": 10, "eleven": 11, "twelve": 12}
 KO_WEEK_OF_MONTH = {"첫": 1, "첫째": 1, "두": 2, "둘째": 2, "세": 3, "셋째": 3, "네": 4, "넷째": 4, "마지막": -1}
-_WEEK_SHIFT = {"이번": 0, "금": 0, "다음": 1, "담": 1, "차": 1, "다다음": 2, "this": 0, "next": 1}
+_WEEK_SHIFT = {"이번": 0, "금": 0, "다음": 1, "담": 1, "차": 1, "다다음": 2, "지난": -1, "저번": -1,
+               "this": 0, "next": 1, "last": -1}
 
 
 def en_day_number(word: str) -> int | None:
@@ -195,6 +196,10 @@ def _weekday(m: re.Match[str], ref: date, hint: int | None) -> _Resolved:
     word = m["wd"].lower()
     weekday = KO_WEEKDAYS.index(word) if word in KO_WEEKDAYS else EN_WEEKDAYS.index(word)
     which = (m.groupdict().get("which") or "").lower()
+    if m.groupdict().get("past") or which == "last":
+        # "지난 수요일", "last Friday": the latest such day before the reference (told of the
+        # past, never the next one); "지난주 금요일" is a week back (below).
+        return ref - timedelta(days=(ref.weekday() - weekday - 1) % 7 + 1), "weekday"
     if which in _WEEK_SHIFT:
         monday = _monday(ref) + timedelta(weeks=_WEEK_SHIFT[which])
         return monday + timedelta(days=weekday), "weekday"
@@ -247,6 +252,8 @@ _KO_TIME = (r"(?:\s*(?:오전|오후|저녁|아침|점심|밤)(?:\s*\d{1,2}\s*�
             r"|\s*\d{1,2}\s*시(?:\s*반)?)?")
 _KO_WITHIN = r"(?:\s*(?:안에|안으로|중에|중으로|내로|내에|이내))?"
 _KO_WHICH = r"(?<![가-힣])(?P<which>이번|금|다음|담|다다음|차)"
+# A weekday of a week told of the past ("지난주 금요일"); a past week alone is no date to keep.
+_KO_WHICH_WEEKDAY = r"(?<![가-힣])(?P<which>이번|금|다음|담|다다음|차|지난|저번)"
 _EN_WD = "|".join(EN_WEEKDAYS)
 _EN_TIME = (r"(?:\s+(?:at\s+)?(?:\d{1,2}(?::\d{2})?\s*[ap]\.?m\.?|noon|\d{1,2}:\d{2})"
             r"|\s+(?:morning|afternoon|evening|night))?")
@@ -287,7 +294,8 @@ _KOREAN: list[tuple[str, _Resolver]] = [
     (rf"(?:다음|담)\s*달\s*(?P<day>\d{{1,2}})\s*일(?:\s*{_KWD}요일)?{_KO_TIME}", _next_month_day),
     ((rf"{_KO_NOT_A_DAY}(?P<day>\d{{1,2}})\s*일"
       rf"(?:\s*(?P<wd>{_KWD})요일{_KO_TIME}|{_KO_DAY_FOLLOWS})"), _day),
-    (rf"{_KO_WHICH}\s*주\s*(?P<wd>{_KWD})요일{_KO_TIME}{_KO_WITHIN}", _weekday),
+    (rf"{_KO_WHICH_WEEKDAY}\s*주\s*(?P<wd>{_KWD})요일{_KO_TIME}{_KO_WITHIN}", _weekday),
+    (rf"(?<![가-힣])(?P<past>지난|저번)\s*(?P<wd>{_KWD})요일{_KO_TIME}", _weekday),
     (rf"(?<![매격])(?P<wd>{_KWD})요일{_KO_TIME}{_KO_WITHIN}", _weekday),
     ((r"(?P<mon>\d{1,2})\s*월\s*(?P<nth>첫째|첫|둘째|두|셋째|세|넷째|네|마지막)"
       r"\s*(?:째\s*)?주"), _week_of_month_res),
@@ -318,7 +326,7 @@ _ENGLISH: list[tuple[str, _Resolver]] = [
     ((rf"(?i:\bthe\s+(?P<day>{_EN_ORD}|\d{{1,2}}(?:st|nd|rd|th))"
       rf"\s+of\s+(?P<mon>{_EN_MON})\b)"), _month_day),
     (rf"(?i:\bthe\s+(?P<day>{_EN_ORD}|\d{{1,2}}(?:st|nd|rd|th)){_EN_DAY_END})", _day),
-    (rf"(?i:\b(?:(?P<which>this|next)\s+)?(?P<wd>{_EN_WD})\b(?!s){_EN_TIME})", _weekday),
+    (rf"(?i:\b(?:(?P<which>this|next|last)\s+)?(?P<wd>{_EN_WD})\b(?!s){_EN_TIME})", _weekday),
     ((r"(?i:\b(?:(?:the\s+)?end\s+of\s+)?(?P<which>this|next)\s+week\b"
       r"|\b(?:the\s+)?end\s+of\s+(?:the\s+)?week\b|\beow\b)"), _week),
     ((r"(?i:\b(?:the\s+)?end\s+of\s+"
