@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
-from collections import Counter, defaultdict
+from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Protocol
@@ -76,7 +76,7 @@ async def compose_minutes(repository: MinutesStore, meeting_id: str, *, llm: LLM
     records = await repository.series_records(info.series_id)
     record = next((r for r in records if r.meeting_id == meeting_id), None)
     if record is None and turns:
-        record = await asyncio.to_thread(extract_record, meeting_id, info.series_id, info.started_at, turns)
+        record = await _running_record(meeting_id, info, turns)
     changes = [c for c in await repository.series_changes(info.series_id)
                if c.meeting_id == meeting_id and not c.candidate]
     past = {r.meeting_id: r for r in records if r.meeting_id != meeting_id}
@@ -98,6 +98,25 @@ async def compose_minutes(repository: MinutesStore, meeting_id: str, *, llm: LLM
                 topic.summary = summary
             minutes.mode = "llm"
     return minutes
+
+
+# A running meeting's record, extracted LLM-free (1.7 s at 2,000 turns), kept per meeting until
+# a new turn is stored: the recap page and the API compose its minutes at every view.
+_RUNNING_RECORDS: OrderedDict[str, tuple[tuple[int, int], MeetingRecord]] = OrderedDict()
+RUNNING_RECORDS_KEPT = 16
+
+
+async def _running_record(meeting_id: str, info: MeetingInfo, turns: list[Utterance]) -> MeetingRecord:
+    key = (len(turns), turns[-1].id)
+    held = _RUNNING_RECORDS.get(meeting_id)
+    if held is not None and held[0] == key:
+        _RUNNING_RECORDS.move_to_end(meeting_id)
+        return held[1]
+    record = await asyncio.to_thread(extract_record, meeting_id, info.series_id, info.started_at, turns)
+    _RUNNING_RECORDS[meeting_id] = (key, record)
+    while len(_RUNNING_RECORDS) > RUNNING_RECORDS_KEPT:
+        _RUNNING_RECORDS.popitem(last=False)
+    return record
 
 
 async def stored_or_composed(repository: MinutesStore, meeting_id: str) -> Minutes:
