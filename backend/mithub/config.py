@@ -423,8 +423,27 @@ class WorkerConfig(BaseSettings):
     agent_name: str = Field("mithub", min_length=1,
                             description="agent name for explicit dispatch (rooms ask for this agent)")
     bot_name: str = Field("MitHub", min_length=1, description="display name of the bot participant")
-    max_meetings: int = Field(4, ge=1, description="meetings one worker takes before it reports full load")
+    max_meetings: int = Field(
+        12, ge=1, description="meetings one worker process holds at most (it reports full load there); the "
+        "CPU and memory estimates below usually stop dispatch first")
     load_threshold: float = Field(0.75, gt=0, le=1, description="load above which the worker takes no new job")
+    meeting_cpu_cores: float = Field(
+        0.14, gt=0, le=4, description="CPU cores one live four-person meeting costs, for the load the worker "
+        "reports (active meetings x this / cores): 0.14 measured by benchmarks/worker.py with 10 four-person "
+        "meetings in one process on a 2-core AMD EPYC (AVX2 only); at load 0.75 a 2-core worker takes 11")
+    meeting_memory_mb: int = Field(
+        150, ge=1, description="resident memory one live meeting adds (its context, indexes, STT buffers; "
+        "the models are shared), for the load the worker reports")
+    memory_budget_mb: int = Field(
+        4096, ge=256, description="resident memory of the worker process (and its job processes) at which "
+        "it reports full load: the models once plus max_meetings x meeting_memory_mb stay under it")
+    job_memory_limit_mb: int = Field(
+        2048, ge=0, description="process executor only: a job process above this is killed by livekit-agents "
+        "(one meeting plus its own copy of the models: 0.3 GB with Whisper tiny.en and the embedder, 0.6 GB "
+        "with the Korean analyser, measured; a larger Whisper adds its size); 0 = no limit")
+    stall_seconds: float = Field(
+        20.0, gt=0, description="a meeting whose event loop or stored-turn write makes no progress this "
+        "long is logged and counted as stalled (mithub_meeting_errors_total{stage=\"stalled\"})")
     http_port: int = Field(8081, ge=0, le=65535, description="port of the health (/) and status (/worker) endpoints")
     job_executor: str = Field("thread", pattern="^(thread|process)$",
                               description="run meetings as threads (one /metrics for all) or processes")

@@ -16,6 +16,7 @@ from livekit.agents.types import TOPIC_CHAT
 from mithub.agent import AgentPipeline, MeetingSession
 from mithub.agent.answer import Answer
 from mithub.config import WorkerConfig
+from mithub.observability import record_meeting_error
 from mithub_worker.commands import (
     CallRequest,
     CommandError,
@@ -102,6 +103,7 @@ class AgentCalls:
         try:
             answer = await self.run(request, source=source, requested_by=requested_by)
         except Exception as exc:  # noqa: BLE001 - tell the room instead of going silent
+            record_meeting_error("call")
             logger.error("agent_call_failed", meeting_id=self.session.meeting_id,
                          call_type=request.call_type, error=f"{type(exc).__name__}: {exc}")
             await self._send_chat(f"Sorry, {request.call_type} failed ({type(exc).__name__}); "
@@ -127,6 +129,7 @@ class AgentCalls:
         try:
             answer = await self.run(parsed, source="rpc", requested_by=data.caller_identity)
         except Exception as exc:  # noqa: BLE001 - the caller gets the reason
+            record_meeting_error("call")
             logger.error("agent_call_failed", meeting_id=self.session.meeting_id,
                          call_type=parsed.call_type, error=f"{type(exc).__name__}: {exc}")
             raise rtc.RpcError(rtc.RpcError.ErrorCode.APPLICATION_ERROR,

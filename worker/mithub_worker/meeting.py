@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from datetime import datetime, timedelta
@@ -37,6 +38,7 @@ from mithub.clock import Clock, utc_now
 from mithub.agent.decision_watch import DecisionWatch, record_meeting
 from mithub.agent.runtime import memory_builder
 from mithub.context.factory import create_context_manager
+from mithub.context.builder import ContextBuilder
 from mithub.context.manager import ContextManager
 from mithub.context.models import NewUtterance, Participant
 from mithub.errors import BackPressureError
@@ -44,7 +46,7 @@ from mithub.llm.factory import create_llm_client
 from mithub.minutes.closing import close_minutes
 from mithub.minutes.models import Minutes
 from mithub.minutes.render import to_chat
-from mithub.observability import participant_joined, participant_left
+from mithub.observability import participant_joined, participant_left, record_meeting_error
 from mithub.record.models import Decision, DecisionChange
 from mithub.store.session import AttachedMeeting, attach_meeting
 from mithub_worker.calls import AgentCalls
@@ -55,11 +57,13 @@ from mithub_worker.transcription import (
     SpeechToText,
     Transcript,
 )
+from mithub_worker.watchdog import WATCHDOG
 
 logger = structlog.get_logger(__name__)
 
 RPC_METHOD = "mithub.call"
 STOP_STREAM_SECONDS = 10.0
+HEARTBEAT_SECONDS = 1.0
 
 
 class MeetingBot:
@@ -95,11 +99,17 @@ class MeetingBot:
         self._closed = False
         self.attached: AttachedMeeting | None = None
         self.manager: ContextManager | None = None
+        self.builder: ContextBuilder | None = None
         self.calls: AgentCalls | None = None
         self.meeting_start: datetime | None = None
         self.restored_seq = 0
         self.watch: DecisionWatch | None = None
         self._llm = None
+        self.stall_seconds = resources.worker.stall_seconds
+        self._beat = time.monotonic()  # the event loop's last turn (the watchdog reads it)
+        self._writing_since: float | None = None  # the pending stored-turn write's start
+        self.warmed = asyncio.Event()  # the series' past meetings and this meeting's turns are indexed
+        self.warm_loads: int | None = None  # past meetings the warm-up loaded (None: not yet)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -121,8 +131,8 @@ class MeetingBot:
             self._participants[participant.user_id] = participant
         # The series' finished meetings, read through this meeting's own store connection
         # (a job's event loop cannot share another's); the disk cache makes that cheap.
-        builder = memory_builder(config.context, config.embedder, attached.repository.inner,
-                                 documents=config.documents, progress=False)
+        builder = self.builder = memory_builder(config.context, config.embedder, attached.repository.inner,
+                                                documents=config.documents, progress=False)
         pipeline = AgentPipeline(builder, llm=llm, max_output_tokens=config.llm.max_output_tokens,
                                  recorder=attached.repository.inner, records=attached.repository.inner)
         info = await attached.repository.inner.meeting_info(self.meeting_id)
@@ -141,6 +151,9 @@ class MeetingBot:
                            error=f"{type(exc).__name__}: {exc}")
             self.watch = None
         self._ingest_task = asyncio.create_task(self._ingest_loop(), name="ingest")
+        self._spawn(self._warm(session), stage="warm")
+        self._spawn(self._heartbeat(), stage="stalled")
+        WATCHDOG.watch(self)
         self._listen()
         logger.info("meeting_bot_started", meeting_id=self.meeting_id,
                     restored_seq=self.restored_seq, participants=len(self.room.remote_participants))
@@ -159,6 +172,7 @@ class MeetingBot:
         if self._closed:
             return
         self._closed = True
+        WATCHDOG.forget(self)
         self.room.off("participant_connected", self._on_participant_connected)
         self.room.off("participant_disconnected", self._on_participant_disconnected)
         with contextlib.suppress(Exception):
@@ -311,7 +325,9 @@ class MeetingBot:
         while (utterance := await self._ingest.get()) is not None:
             while True:
                 try:
+                    self._writing_since = time.monotonic()
                     stored = await self.manager.add_utterance(utterance)
+                    self._writing_since = None
                     await self._check_decisions(stored)
                     break
                 except BackPressureError as exc:  # the database is down and the queue is full
@@ -319,9 +335,12 @@ class MeetingBot:
                                    error=str(exc))
                     await self.attached.repository.drain()
                 except Exception as exc:  # noqa: BLE001 - never lose the rest of the meeting
+                    record_meeting_error("ingest")
                     logger.error("ingest_failed", meeting_id=self.meeting_id,
                                  speaker_id=utterance.speaker_id, error=f"{type(exc).__name__}: {exc}")
                     break
+                finally:
+                    self._writing_since = None
 
     async def _check_decisions(self, stored: list) -> None:
         if self.watch is None:
@@ -329,6 +348,7 @@ class MeetingBot:
         try:
             await self.watch.observe(stored)
         except Exception as exc:  # noqa: BLE001 - the utterance is stored; only the check is lost
+            record_meeting_error("decision_check")
             logger.warning("decision_check_failed", meeting_id=self.meeting_id,
                            error=f"{type(exc).__name__}: {exc}")
 
@@ -356,6 +376,7 @@ class MeetingBot:
             await writer.write(transcript.text)
             await writer.aclose()
         except Exception as exc:  # noqa: BLE001 - captions are best effort; the transcript is stored
+            record_meeting_error("caption")
             logger.warning("caption_publish_failed", meeting_id=self.meeting_id,
                            error=f"{type(exc).__name__}: {exc}")
 
@@ -364,12 +385,49 @@ class MeetingBot:
     def _on_chat(self, reader: rtc.TextStreamReader, participant_identity: str) -> None:
         if self._closed or self.calls is None:
             return
-        self._spawn(self.calls.on_chat(reader, participant_identity))
+        self._spawn(self.calls.on_chat(reader, participant_identity), stage="chat")
 
-    def _spawn(self, coroutine: object) -> None:
+    def _spawn(self, coroutine: object, *, stage: str = "ingest") -> None:
+        """A task of this meeting; its failure is logged and counted under `stage`, and
+        touches nothing else."""
         task = asyncio.create_task(coroutine)  # type: ignore[arg-type]
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(lambda done: self._task_done(done, stage))
+
+    def _task_done(self, task: asyncio.Task[object], stage: str) -> None:
+        if task.cancelled() or task.exception() is None:
+            return
+        exc = task.exception()
+        record_meeting_error(stage)
+        logger.error("meeting_task_failed", meeting_id=self.meeting_id, stage=stage,
+                     error=f"{type(exc).__name__}: {exc}")
+
+    # ------------------------------------------------------------------ warm-up and watchdog
+
+    async def _warm(self, session: MeetingSession) -> None:
+        """Load what the first agent call would otherwise load: the series' finished meetings
+        (OrganisationMemory.sync) and the index of this meeting's stored turns. In the
+        background, so the first utterance is not held up."""
+        started = time.perf_counter()
+        past = self.builder.past
+        self.warm_loads = await past.sync(force=True) if past is not None else 0
+        await session.sync_transcript()
+        self.warmed.set()
+        logger.info("meeting_warmed", meeting_id=self.meeting_id, past_meetings=self.warm_loads,
+                    seconds=round(time.perf_counter() - started, 3))
+
+    async def _heartbeat(self) -> None:
+        while True:
+            self._beat = time.monotonic()
+            await asyncio.sleep(HEARTBEAT_SECONDS)
+
+    def stalled_for(self, now: float) -> tuple[float, str]:
+        """For the watchdog: how long this meeting has made no progress, and where."""
+        loop = now - self._beat - HEARTBEAT_SECONDS
+        writing = self._writing_since
+        ingest = now - writing if writing is not None else 0.0
+        return (loop, "loop") if loop >= ingest else (ingest, "ingest")
 
     @property
     def participants(self) -> dict[str, Participant]:

@@ -11,7 +11,9 @@ also serves health (`/`), worker status (`/worker`) and Prometheus `/metrics`.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import time
 from dataclasses import dataclass, field
 
@@ -30,7 +32,7 @@ from livekit.agents.job import RunningJobInfo
 from mithub.clock import display_zone, zone_name
 from mithub.config import WorkerConfig, get_log_config, get_worker_config
 from mithub.errors import ConfigError
-from mithub.observability import configure_logging
+from mithub.observability import configure_logging, record_meeting_error
 from mithub_worker.meeting import MeetingBot
 from mithub_worker.resources import WorkerResources, load_resources
 from mithub_worker.transcription import AudioInput, RoomAudioInput
@@ -85,10 +87,18 @@ class MeetingWorker:
         return room in self._accepted or room in {job.job.room.name for job in _active_jobs(self.server)}
 
     def load(self, server: AgentServer) -> float:
-        """Real load in [0, 1]: the busier of CPU use and meeting slots."""
-        cpu = psutil.cpu_percent(interval=None) / 100.0
-        meetings = len(_active_jobs(server)) / self.config.max_meetings
-        return min(max(cpu, meetings), 1.0)
+        """Load in [0, 1] that LiveKit compares with WORKER_LOAD_THRESHOLD before it sends
+        another meeting: the highest of what the machine's CPUs are busy with now, what the
+        live meetings will cost (a meeting's CPU is bursty: it is counted at its measured
+        average, WORKER_MEETING_CPU_CORES, also while its room is quiet), the resident memory
+        against WORKER_MEMORY_BUDGET_MB, and 1.0 once WORKER_MAX_MEETINGS are live."""
+        return worker_load(self.config, self.meetings(server))
+
+    def meetings(self, server: AgentServer | None = None) -> int:
+        """Live meetings: running jobs plus those accepted and not yet running."""
+        self._hosts("")  # forgets accepts that never started
+        rooms = {job.job.room.name for job in _active_jobs(server or self.server)}
+        return len(rooms | set(self._accepted))
 
     # ------------------------------------------------------------------ job process
 
@@ -98,6 +108,7 @@ class MeetingWorker:
             configure_logging(json_logs=log.format == "json", level=log.level)
         if self.resources is None:
             self.resources = load_resources(worker=self.config)
+        self.resources.warm()  # given resources (tests, benchmarks) load their models here too
         process.userdata["mithub"] = self.resources
 
     async def entrypoint(self, ctx: JobContext) -> None:
@@ -113,6 +124,7 @@ class MeetingWorker:
         try:
             await bot.start()
         except Exception as exc:  # noqa: BLE001 - e.g. another worker holds the meeting
+            record_meeting_error("start")
             logger.error("meeting_start_failed", meeting_id=meeting_id,
                          error=f"{type(exc).__name__}: {exc}")
             ctx.shutdown(reason=f"meeting {meeting_id} could not start: {exc}")
@@ -149,6 +161,10 @@ def create_server(
         load_fnc=worker.load,
         num_idle_processes=1,
         initialize_process_timeout=180.0,
+        # Enforced per job process (process executor); thread-executor meetings share the
+        # worker process, whose memory `load` reports instead.
+        job_memory_limit_mb=config.job_memory_limit_mb,
+        job_memory_warn_mb=config.job_memory_limit_mb * 0.8,
         shutdown_process_timeout=SHUTDOWN_SECONDS,
         prometheus_port=metrics_port,
     )
@@ -156,6 +172,36 @@ def create_server(
                        on_session_end=worker.session_end)
     worker.server = server
     return server, worker
+
+
+def worker_load(config: WorkerConfig, meetings: int, *, cpu_busy: float | None = None,
+                resident_mb: float | None = None, cores: int | None = None) -> float:
+    """The load `meetings` live meetings put on this worker (see `MeetingWorker.load`);
+    unmeasured inputs are read from the machine."""
+    cores = cores or _cores()
+    cpu_busy = psutil.cpu_percent(interval=None) / 100.0 if cpu_busy is None else cpu_busy
+    resident_mb = _resident_mb() if resident_mb is None else resident_mb
+    estimate = meetings * config.meeting_cpu_cores / cores
+    memory = max(resident_mb, meetings * config.meeting_memory_mb) / config.memory_budget_mb
+    full = 1.0 if meetings >= config.max_meetings else 0.0
+    return round(min(max(cpu_busy, estimate, memory, full), 1.0), 4)
+
+
+def _cores() -> int:
+    """CPUs this process may run on (a container's CPU set, not the host's count)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(len(os.sched_getaffinity(0)), 1)
+    return psutil.cpu_count() or 1
+
+
+def _resident_mb() -> float:
+    """Resident memory of this process and its job processes (the process executor's)."""
+    process = psutil.Process()
+    total = process.memory_info().rss
+    for child in process.children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            total += child.memory_info().rss
+    return total / 2**20
 
 
 def meeting_identity(sid: str, name: str, metadata: str) -> tuple[str, str]:

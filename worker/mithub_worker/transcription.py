@@ -19,7 +19,7 @@ import structlog
 from livekit import rtc
 from livekit.agents import APIError, stt
 
-from mithub.observability import record_stt_error
+from mithub.observability import record_meeting_error, record_stt_error
 
 logger = structlog.get_logger(__name__)
 
@@ -141,6 +141,7 @@ class ParticipantTranscriber:
             except Exception as exc:  # noqa: BLE001 - isolate this participant, retry, log
                 if not isinstance(exc, APIError):  # the STT counted its own failure already
                     record_stt_error(self._provider)
+                record_meeting_error("audio")  # this participant's stream only; the meeting goes on
                 logger.error("transcription_stream_failed", speaker_id=self.identity,
                              attempt=attempt + 1, error=f"{type(exc).__name__}: {exc}")
                 if self._input_done.is_set():

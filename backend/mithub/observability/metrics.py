@@ -110,6 +110,11 @@ STT_AUDIO_SECONDS = Counter(
     "mithub_stt_audio_seconds_total", "Audio transcribed, by provider", ["provider"])
 STT_ERRORS = Counter(
     "mithub_stt_errors_total", "Speech-to-text failures, by provider", ["provider"])
+MEETING_ERRORS = Counter(
+    "mithub_meeting_errors_total",
+    "Failures inside one live meeting that the worker contained (that meeting degraded, the others "
+    "untouched), by stage: audio, ingest, decision_check, call, caption, chat, start, warm, stalled",
+    ["stage"])
 
 # ---------------------------------------------------------------- minutes delivery (issue 20)
 MINUTES_DELIVERY_ATTEMPTS = Counter(

@@ -21,6 +21,8 @@ SUMMARY_MODES = frozenset({"llm", "extractive"})
 CHANNELS = frozenset({"dense", "sparse", "trigraph", "fused"})
 LLM_OUTCOMES = frozenset({"ok", "error"})
 STT_PROVIDERS = frozenset({"faster_whisper", "clova", "deepgram", "openai"})
+MEETING_STAGES = frozenset({"audio", "ingest", "decision_check", "call", "caption", "chat", "start",
+                            "warm", "stalled"})
 
 
 def _bounded(value: str, vocabulary: frozenset[str]) -> str:
@@ -107,6 +109,11 @@ def record_stt(provider: str, *, audio_seconds: float, processing_seconds: float
 
 def record_stt_error(provider: str) -> None:
     m.STT_ERRORS.labels(_bounded(provider, STT_PROVIDERS)).inc()
+
+
+def record_meeting_error(stage: str) -> None:
+    """One failure contained inside a live meeting (`MEETING_STAGES`)."""
+    m.MEETING_ERRORS.labels(_bounded(stage, MEETING_STAGES)).inc()
 
 
 def participant_joined() -> None:

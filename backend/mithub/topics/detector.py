@@ -20,6 +20,7 @@ A boundary is reported `lookahead` turns after it starts, with a confidence and 
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -43,7 +44,7 @@ from mithub.errors import LLMError, LLMOutputError, ModelLoadError
 from mithub.llm import LLMClient
 from mithub.llm.json_output import parse_into
 from mithub.text import keyword_candidates
-from mithub.topics.boundary import BoundaryDecision, BoundaryDetector, BoundaryModel
+from mithub.topics.boundary import BoundaryDecision, BoundaryDetector, BoundaryModel, default_weights_path
 from mithub.topics.cues import cue_strength, has_topic_cue
 from mithub.topics.semantic_shift import SemanticShiftDetector, ShiftDecision, ShiftParams
 from mithub.topics.turns import TurnFeatures, content_terms, spoken_text
@@ -94,10 +95,29 @@ def parse_topic_verdict(text: str) -> TopicVerdict | None:
         return None
 
 
+_shipped: dict[tuple[str, float], BoundaryModel] = {}
+_shipped_lock = threading.Lock()
+
+
+def shipped_boundary_model() -> BoundaryModel:
+    """The shipped weights, read once per process (every meeting's detector shares them; a
+    worker hosts many meetings on as many threads); read again when the file changes."""
+    path = default_weights_path()
+    try:
+        key = (str(path), path.stat().st_mtime)
+    except OSError:
+        return BoundaryModel.load(path)  # raises the ModelLoadError naming the rebuild command
+    with _shipped_lock:
+        if key not in _shipped:
+            _shipped.clear()
+            _shipped[key] = BoundaryModel.load(path)
+        return _shipped[key]
+
+
 def load_boundary_model(path: Path | None = None) -> BoundaryModel | None:
     """The fitted boundary model, or None after logging why (the detector then falls back)."""
     try:
-        return BoundaryModel.load(path)
+        return shipped_boundary_model() if path is None else BoundaryModel.load(path)
     except ModelLoadError as exc:
         logger.error("topic_boundary_model_unavailable", error=str(exc),
                      fallback="cue phrases + semantic shift")
