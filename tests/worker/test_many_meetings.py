@@ -213,7 +213,7 @@ async def test_a_failing_or_stuck_meeting_does_not_stop_another_in_the_same_proc
         await wait_for(lambda: errors_counted("stalled") > stalls, timeout=30, what="the stall counted")
         assert time.monotonic() - held_at >= resources.worker.stall_seconds
         audio.release.set()
-        await wait_for(lambda: not troubled.stalled_for(time.monotonic())[0] > 2.0, timeout=30,
+        await wait_for(lambda: not troubled.progress.stalled_for(time.monotonic())[0] > 2.0, timeout=30,
                        what="room-a moving again")
         assert not troubled._closed and not healthy._closed
 

@@ -57,13 +57,12 @@ from mithub_worker.transcription import (
     SpeechToText,
     Transcript,
 )
-from mithub_worker.watchdog import WATCHDOG
+from mithub_worker.watchdog import WATCHDOG, MeetingProgress
 
 logger = structlog.get_logger(__name__)
 
 RPC_METHOD = "mithub.call"
 STOP_STREAM_SECONDS = 10.0
-HEARTBEAT_SECONDS = 1.0
 
 
 class MeetingBot:
@@ -105,9 +104,7 @@ class MeetingBot:
         self.restored_seq = 0
         self.watch: DecisionWatch | None = None
         self._llm = None
-        self.stall_seconds = resources.worker.stall_seconds
-        self._beat = time.monotonic()  # the event loop's last turn (the watchdog reads it)
-        self._writing_since: float | None = None  # the pending stored-turn write's start
+        self.progress = MeetingProgress(meeting_id, resources.worker.stall_seconds)  # the watchdog reads it
         self.warmed = asyncio.Event()  # the series' past meetings and this meeting's turns are indexed
         self.warm_loads: int | None = None  # past meetings the warm-up loaded (None: not yet)
 
@@ -152,8 +149,8 @@ class MeetingBot:
             self.watch = None
         self._ingest_task = asyncio.create_task(self._ingest_loop(), name="ingest")
         self._spawn(self._warm(session), stage="warm")
-        self._spawn(self._heartbeat(), stage="stalled")
-        WATCHDOG.watch(self)
+        self._spawn(self.progress.heartbeat(), stage="stalled")
+        WATCHDOG.watch(self.progress)
         self._listen()
         logger.info("meeting_bot_started", meeting_id=self.meeting_id,
                     restored_seq=self.restored_seq, participants=len(self.room.remote_participants))
@@ -172,7 +169,7 @@ class MeetingBot:
         if self._closed:
             return
         self._closed = True
-        WATCHDOG.forget(self)
+        WATCHDOG.forget(self.progress)
         self.room.off("participant_connected", self._on_participant_connected)
         self.room.off("participant_disconnected", self._on_participant_disconnected)
         with contextlib.suppress(Exception):
@@ -325,9 +322,9 @@ class MeetingBot:
         while (utterance := await self._ingest.get()) is not None:
             while True:
                 try:
-                    self._writing_since = time.monotonic()
+                    self.progress.writing_since = time.monotonic()
                     stored = await self.manager.add_utterance(utterance)
-                    self._writing_since = None
+                    self.progress.writing_since = None
                     await self._check_decisions(stored)
                     break
                 except BackPressureError as exc:  # the database is down and the queue is full
@@ -340,7 +337,7 @@ class MeetingBot:
                                  speaker_id=utterance.speaker_id, error=f"{type(exc).__name__}: {exc}")
                     break
                 finally:
-                    self._writing_since = None
+                    self.progress.writing_since = None
 
     async def _check_decisions(self, stored: list) -> None:
         if self.watch is None:
@@ -403,7 +400,7 @@ class MeetingBot:
         logger.error("meeting_task_failed", meeting_id=self.meeting_id, stage=stage,
                      error=f"{type(exc).__name__}: {exc}")
 
-    # ------------------------------------------------------------------ warm-up and watchdog
+    # ------------------------------------------------------------------ warm-up
 
     async def _warm(self, session: MeetingSession) -> None:
         """Load what the first agent call would otherwise load: the series' finished meetings
@@ -416,18 +413,6 @@ class MeetingBot:
         self.warmed.set()
         logger.info("meeting_warmed", meeting_id=self.meeting_id, past_meetings=self.warm_loads,
                     seconds=round(time.perf_counter() - started, 3))
-
-    async def _heartbeat(self) -> None:
-        while True:
-            self._beat = time.monotonic()
-            await asyncio.sleep(HEARTBEAT_SECONDS)
-
-    def stalled_for(self, now: float) -> tuple[float, str]:
-        """For the watchdog: how long this meeting has made no progress, and where."""
-        loop = now - self._beat - HEARTBEAT_SECONDS
-        writing = self._writing_since
-        ingest = now - writing if writing is not None else 0.0
-        return (loop, "loop") if loop >= ingest else (ingest, "ingest")
 
     @property
     def participants(self) -> dict[str, Participant]:

@@ -7,6 +7,13 @@ also serves health (`/`), worker status (`/worker`) and Prometheus `/metrics`.
     server = create_server()
     await server.run()                       # registered with LIVEKIT_URL
     await server.run(unregistered=True)      # offline: jobs only through simulate_job()
+
+Meetings run as threads of one process by default (WORKER_JOB_EXECUTOR=thread): each job
+gets its own thread and event loop, and all share the one copy of the models that the
+prewarm step loaded (`WorkerResources`), so a meeting starts without loading anything and
+ten meetings cost the models once. A meeting stuck on its own loop holds up only itself
+(`watchdog.py` reports it). The process executor isolates memory too, at the price of one
+copy of the models per job process (`WORKER_JOB_MEMORY_LIMIT_MB` caps each).
 """
 
 from __future__ import annotations

@@ -7,15 +7,17 @@ process, reads each meeting's heartbeat and the age of its pending write, logs
 `meeting_stalled` and counts `mithub_meeting_errors_total{stage="stalled"}` once per stall,
 and `meeting_resumed` when it moves again.
 
-    WATCHDOG.watch(bot)      # MeetingBot.start
-    WATCHDOG.forget(bot)     # MeetingBot.aclose
+    progress = MeetingProgress("RM_3kQ9...", stall_seconds=20)
+    WATCHDOG.watch(progress)              # MeetingBot.start; its loop runs progress.heartbeat()
+    progress.writing_since = time.monotonic()   # around each stored-turn write
+    WATCHDOG.forget(progress)             # MeetingBot.aclose
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
-from typing import Protocol
 
 import structlog
 
@@ -24,33 +26,46 @@ from mithub.observability import record_meeting_error
 logger = structlog.get_logger(__name__)
 
 CHECK_SECONDS = 1.0
+HEARTBEAT_SECONDS = 1.0
 
 
-class Watched(Protocol):
-    meeting_id: str
-    stall_seconds: float
+class MeetingProgress:
+    """One meeting's signs of life: its loop's heartbeat and its pending write's start."""
+
+    def __init__(self, meeting_id: str, stall_seconds: float) -> None:
+        self.meeting_id = meeting_id
+        self.stall_seconds = stall_seconds
+        self.beat = time.monotonic()  # the event loop's last turn
+        self.writing_since: float | None = None  # the pending stored-turn write's start
+
+    async def heartbeat(self) -> None:
+        while True:
+            self.beat = time.monotonic()
+            await asyncio.sleep(HEARTBEAT_SECONDS)
 
     def stalled_for(self, now: float) -> tuple[float, str]:
-        """Seconds without progress (monotonic clock) and what is stuck ("loop", "ingest")."""
-        ...
+        loop = now - self.beat - HEARTBEAT_SECONDS
+        writing = self.writing_since
+        ingest = now - writing if writing is not None else 0.0
+        return (loop, "loop") if loop >= ingest else (ingest, "ingest")
 
 
 class MeetingWatchdog:
     def __init__(self) -> None:
-        self._watched: dict[int, Watched] = {}
+        self._watched: dict[int, MeetingProgress] = {}
         self._stalled: set[int] = set()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self.stalls = 0  # since the process started, for status and tests
 
-    def watch(self, meeting: Watched) -> None:
+    def watch(self, meeting: MeetingProgress) -> None:
         with self._lock:
             self._watched[id(meeting)] = meeting
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="meeting-watchdog", daemon=True)
                 self._thread.start()
 
-    def forget(self, meeting: Watched) -> None:
+    def forget(self, meeting: MeetingProgress) -> None:
         with self._lock:
             self._watched.pop(id(meeting), None)
             self._stalled.discard(id(meeting))
