@@ -273,3 +273,48 @@ async def test_the_series_past_meetings_load_when_the_meeting_starts_not_at_the_
     finally:
         await bot.aclose()
         get_memory_config.cache_clear()
+
+
+async def test_a_hung_write_in_one_meeting_is_reported_and_the_other_meeting_keeps_storing(
+    speech_wav, worker_models: tuple, database_url: str,  # noqa: ANN001
+) -> None:
+    """A record call that hangs (PostgreSQL: another session holds a lock on the meeting's
+    row, so inserting its turn waits): the watchdog reports that meeting stalled in its
+    write, the other meeting stores its turn meanwhile, and the hung turn is stored once the
+    lock goes."""
+    if not database_url.startswith("postgresql"):
+        pytest.skip("row locks that make a write wait: PostgreSQL")
+    from sqlalchemy import text
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    rooms = {name: FakeRoom(name) for name in ("room-a", "room-b")}
+    rooms["room-a"].add_participant("alice", "Alice")
+    rooms["room-b"].add_participant("bob", "Bob")
+    audio = TroubledAudio(PlaybackAudioInput({"alice": [0.3, speech_wav(ALICE_SAYS), 1.5],
+                                              "bob": [0.3, speech_wav(BOB_SAYS), 1.5]}),
+                          bad_frame=set(), blocking=set())
+    resources = make_resources(worker_models, database_url, stall_seconds=2.0)
+    stuck = MeetingBot(rooms["room-a"].room, "RM_room-a", resources, audio=audio)
+    healthy = MeetingBot(rooms["room-b"].room, "RM_room-b", resources, audio=audio)
+    stalls = errors_counted("stalled")
+    locker = create_async_engine(database_url)
+    try:
+        await stuck.start()
+        await healthy.start()
+        async with locker.connect() as conn:
+            await conn.execute(text("SELECT id FROM meetings WHERE id = 'RM_room-a' FOR UPDATE"))
+            audio.gates["alice"].set()
+            await wait_for(lambda: stuck.progress.writing_since is not None, timeout=120, what="alice's write")
+            audio.gates["bob"].set()
+            await wait_for(lambda: errors_counted("stalled") > stalls, timeout=60, what="the stall counted")
+            assert stuck.progress.stalled_for(time.monotonic())[1] == "ingest"
+            await wait_for(lambda: healthy.manager.last_seq >= 1, timeout=120, what="bob's turn")
+            assert [u.speaker_id for u in await stored_utterances(database_url, "RM_room-b")] == ["bob"]
+            assert await stored_utterances(database_url, "RM_room-a") == [], "alice's write is held"
+            await conn.rollback()
+        await wait_for(lambda: stuck.progress.writing_since is None, timeout=60, what="alice's write done")
+    finally:
+        await locker.dispose()
+        await stuck.aclose()
+        await healthy.aclose()
+    assert [u.speaker_id for u in await stored_utterances(database_url, "RM_room-a")] == ["alice"]
