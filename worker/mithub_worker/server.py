@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -48,6 +49,7 @@ logger = structlog.get_logger(__name__)
 
 PENDING_ACCEPT_SECONDS = 60.0  # an accepted job not yet running still counts for its room
 SHUTDOWN_SECONDS = 60.0  # drain STT streams, summarize the rest, flush the store
+_PREWARM_LOCK = threading.Lock()
 
 
 @dataclass
@@ -113,8 +115,9 @@ class MeetingWorker:
         if process.executor_type == JobExecutorType.PROCESS:  # a fresh interpreter
             log = get_log_config()
             configure_logging(json_logs=log.format == "json", level=log.level)
-        if self.resources is None:
-            self.resources = load_resources(worker=self.config)
+        with _PREWARM_LOCK:  # thread-executor jobs prewarm on their own threads, maybe at once
+            if self.resources is None:
+                self.resources = load_resources(worker=self.config)
         self.resources.warm()  # given resources (tests, benchmarks) load their models here too
         process.userdata["mithub"] = self.resources
 
