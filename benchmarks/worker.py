@@ -441,7 +441,8 @@ async def meeting_section(args: argparse.Namespace) -> tuple[str, str]:
     body = (
         f"CPU: {meeting_costs.cpu_description(ISA)}. Whisper {config.whisper_model} "
         f"({config.whisper_compute_type}, cpu_threads {config.whisper_cpu_threads or 'auto'}, "
-        f"{config.whisper_workers} workers).\n\n"
+        f"{config.whisper_workers} workers, window {config.whisper_window_seconds:g} s); Silero VAD "
+        f"batch wait {config.vad_batch_wait_seconds * 1000:g} ms.\n\n"
         f"K meetings at once, each {MEETING_SPEAKERS} participants taking turns "
         f"({MEETING_ROUNDS} rounds, {TURN_GAP_SECONDS:g} s between turns, "
         f"{ends[-1]:.0f} s of meeting), each a MeetingBot in an offline room: a Silero VAD + "

@@ -399,6 +399,10 @@ class STTConfig(BaseSettings):
     whisper_beam_size: int = Field(1, ge=1, le=10, description="beam size; 1 = greedy, fastest")
     whisper_cpu_threads: int = Field(0, ge=0, description="CTranslate2 threads per model; 0 = automatic")
     whisper_workers: int = Field(2, ge=1, description="utterances transcribed at once per worker process")
+    whisper_window_seconds: float = Field(
+        15.0, ge=0, le=30, description="an English utterance up to 1 s shorter than this is transcribed over a "
+        "window this long instead of Whisper's 30 s (a third of the CPU), and over 30 s when the result looks "
+        "repeated or improbable; 30 or 0 = always 30 s")
     vad_min_silence_seconds: float = Field(0.55, gt=0, description="silence that ends an utterance")
     vad_activation_threshold: float = Field(0.5, gt=0, lt=1, description="Silero speech probability threshold")
     vad_batch_wait_seconds: float = Field(

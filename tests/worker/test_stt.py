@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import time
 
 import pytest
 
@@ -330,3 +331,70 @@ async def test_vad_streams_run_their_windows_together_with_the_same_speech_event
         # the plugin's own probabilities vary by about 0.02 from one run to the next
         assert [e[2] for e in mine] == pytest.approx([e[2] for e in own], abs=0.05)
         assert [e[0] for e in mine].count(vad_events.VADEventType.END_OF_SPEECH) == 1
+
+
+# ---------------------------------------------------------------- Whisper's short window
+
+
+def _whisper_cpu(config, audio) -> tuple[str, float]:
+    whisper = WhisperSTT(config)
+    whisper._transcribe(audio, "en")  # warm
+    started = time.process_time()
+    text, _confidence = whisper._transcribe(audio, "en")
+    return text, time.process_time() - started
+
+
+async def test_a_short_utterance_is_transcribed_over_a_short_window_for_less_cpu(
+    speech_wav, english_stt_config
+):
+    """The same words as over Whisper's 30 s window, for well under its CPU."""
+    from mithub_worker.stt import _whisper_audio
+
+    audio = _whisper_audio(read_wav_frames(speech_wav(BUDGET)))
+    full = english_stt_config.model_copy(update={"whisper_window_seconds": 30})
+    short = english_stt_config.model_copy(update={"whisper_window_seconds": 15})
+
+    full_text, full_cpu = _whisper_cpu(full, audio)
+    short_text, short_cpu = _whisper_cpu(short, audio)
+
+    assert word_error_rate(BUDGET, short_text) <= word_error_rate(BUDGET, full_text) + 0.05, short_text
+    assert short_cpu < 0.7 * full_cpu
+
+
+async def test_a_short_window_result_that_is_not_trusted_is_redone_over_the_full_window(
+    english_stt_config,
+):
+    """Silence gives no text over the short window; the full window has the last word."""
+    import numpy as np
+
+    from mithub_worker.stt import _short_window
+
+    whisper = WhisperSTT(english_stt_config.model_copy(update={"whisper_window_seconds": 15}))
+    window = _short_window(whisper._loaded, 15)
+    retries = window.retries
+
+    text, _confidence = whisper._transcribe(np.zeros(16000 * 2, dtype=np.float32), "en")
+
+    assert window.retries == retries + 1
+    assert text == whisper._transcribe_full(np.zeros(16000 * 2, dtype=np.float32), "en")[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "hit_limit", "avg_logprob", "seconds", "kept"),
+    [
+        ("We agreed to move the product launch to March.", False, -0.3, 3.0, True),
+        ("We agreed. " * 8, False, -0.2, 3.0, False),  # a repetition
+        ("one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+         "fifteen sixteen seventeen eighteen nineteen", False, -0.3, 2.0, False),  # 10 words/s
+        ("We agreed to move the product launch", True, -0.3, 3.0, False),  # cut at the limit
+        ("We are ready to move the launch", False, -1.4, 3.0, False),  # improbable
+        ("", False, -0.1, 1.0, False),
+        (". . . . . . . . . . .", False, -0.2, 2.0, False),  # noise read as punctuation
+    ],
+)
+def test_short_window_transcripts_that_look_repeated_or_improbable_are_not_kept(
+    text, hit_limit, avg_logprob, seconds, kept
+):
+    from mithub_worker.whisper_window import trustworthy
+
+    assert trustworthy(text, hit_limit, avg_logprob, seconds) is kept

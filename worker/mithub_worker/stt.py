@@ -33,11 +33,13 @@ from mithub.config import STTConfig, get_stt_config
 from mithub.errors import ConfigError, ModelLoadError
 from mithub.observability import record_stt, record_stt_error
 from mithub_worker.audio import resample_frames
+from mithub_worker.whisper_window import ShortWindow
 
 if TYPE_CHECKING:
     from faster_whisper import WhisperModel
 
 WHISPER_SAMPLE_RATE = 16000
+FULL_WINDOW_SECONDS = 30.0  # what Whisper was trained on; faster-whisper pads every call to it
 CLOUD_EXTRA_HINT = "pip install 'mithub[cloud-stt]'"
 
 # STT_LANGUAGE (ko|en) in each provider's own codes.
@@ -138,6 +140,12 @@ def _load_model(config: STTConfig) -> _LoadedModel:
         return _models[key]
 
 
+@functools.cache
+def _short_window(loaded: _LoadedModel, seconds: float) -> ShortWindow | None:
+    """The model's short window (one per model and length); None for the full 30 s only."""
+    return ShortWindow(loaded.model, seconds) if 0 < seconds < FULL_WINDOW_SECONDS else None
+
+
 def _whisper_audio(buffer: utils.AudioBuffer) -> np.ndarray:
     """The frames as one mono float32 array at 16 kHz, Whisper's input."""
     frame = utils.merge_frames(buffer)
@@ -209,6 +217,16 @@ class WhisperSTT(stt.STT):
         return _final_event(code, text, duration, confidence)
 
     def _transcribe(self, audio: np.ndarray, language: str) -> tuple[str, float]:
+        window = _short_window(self._loaded, self._config.whisper_window_seconds)
+        # measured on English only (no multilingual model here to check Korean with)
+        if window is not None and language == "en" and window.fits(audio):
+            result = window.transcribe(audio, language)
+            if result is not None:
+                return result
+            window.retries += 1  # not to be trusted: the full window decides
+        return self._transcribe_full(audio, language)
+
+    def _transcribe_full(self, audio: np.ndarray, language: str) -> tuple[str, float]:
         segments, _info = self._loaded.model.transcribe(
             audio, language=language, beam_size=self._config.whisper_beam_size,
             vad_filter=False,  # Silero already cut the utterance upstream
