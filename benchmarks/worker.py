@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -379,7 +380,13 @@ async def _warm_probe(embedder: Any, vad: Any, spoken: list[list[rtc.AudioFrame]
     embedder.embed_documents(["warm up"])
     audio = _whisper_audio(spoken[0])
     config = _bench_stt_config()
-    native = meeting_costs.native_threads_started_by(lambda: WhisperSTT(config)._transcribe(audio, "en"))
+    whisper = WhisperSTT(config)
+
+    def transcribe_on_every_worker() -> None:  # each CTranslate2 worker starts its own threads
+        with ThreadPoolExecutor(config.whisper_workers) as pool:
+            list(pool.map(lambda _: whisper._transcribe(audio, "en"), range(2 * config.whisper_workers)))
+
+    native = meeting_costs.native_threads_started_by(transcribe_on_every_worker)
     clock = meeting_costs.StageClock()
     meeting_costs.instrument(clock, embedder)
     return _Probe(clock, native)
