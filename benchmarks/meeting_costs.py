@@ -5,7 +5,8 @@ stands in for a CPU without AVX-512/AMX.
 
 The stage clocks wrap the library calls in this process only (a benchmark, never the bot):
     VAD          Silero's OnnxModel.__call__ (one 32 ms window) or WindowBatcher._infer (a batch)
-    STT          WhisperSTT._transcribe, plus the CPU of the native threads Whisper started
+    STT          WhisperSTT._transcribe, plus the CPU of the native threads started once the other
+                 models had loaded and run (CTranslate2's workers and their OpenMP threads)
     embeddings   the embedder's embed_documents / embed_queries
     topics       TopicDetector._features / _change and SemanticShiftDetector.push / finish
     record       ChangeDetector.check (decision changes per turn) and extract_record (at the end)
@@ -153,10 +154,11 @@ def thread_cpu() -> dict[int, float]:
     return out
 
 
-def thread_kinds(native_stt: set[int]) -> dict[int, str]:
-    """What each thread is: the event loop, Whisper's own threads (Python and native), the
-    asyncio executor, the SQLite connections, other Python threads, other native threads."""
-    kinds = {tid: "Whisper native" for tid in native_stt}
+def thread_kinds(earlier_native: set[int]) -> dict[int, str]:
+    """What each live thread is: the event loop, Whisper's (its Python threads, and the native
+    threads that appeared after `earlier_native` was taken, before Whisper loaded), the VAD
+    thread, the asyncio executor, the SQLite connections, other Python or native threads."""
+    kinds = {tid: "other native" if tid in earlier_native else "Whisper native" for tid in thread_cpu()}
     for thread in threading.enumerate():
         if thread.native_id is None:
             continue
@@ -196,18 +198,18 @@ class ProcessSampler:
     (async context manager), so threads that end before the run does (a meeting's SQLite
     connection) still count."""
 
-    def __init__(self, native_stt: set[int], every: float = 0.2) -> None:
+    def __init__(self, earlier_native: set[int], every: float = 0.2) -> None:
         self.every = every
         self.peak = 0.0
         self.threads: dict[int, float] = {}
         self.kinds: dict[int, str] = {}
-        self._native_stt = native_stt
+        self._earlier_native = earlier_native
         self._task: asyncio.Task | None = None
 
     def sample(self) -> None:
         self.peak = max(self.peak, rss_mib())
         self.threads.update(thread_cpu())
-        self.kinds.update(thread_kinds(self._native_stt))
+        self.kinds.update(thread_kinds(self._earlier_native))
 
     async def _run(self) -> None:
         while True:
@@ -224,9 +226,6 @@ class ProcessSampler:
         self.sample()
 
 
-def native_threads_started_by(action: Callable[[], object]) -> set[int]:
-    """The threads (not Python's) that appear while `action` runs: a library's own pool."""
-    python = {t.native_id for t in threading.enumerate()}
-    before = set(thread_cpu())
-    action()
-    return set(thread_cpu()) - before - python - {t.native_id for t in threading.enumerate()}
+def native_threads() -> set[int]:
+    """The threads of this process that Python did not start (libraries' own pools)."""
+    return set(thread_cpu()) - {t.native_id for t in threading.enumerate()}

@@ -332,10 +332,11 @@ def _bench_stt_config() -> STTConfig:
 
 @dataclass
 class _Probe:
-    """Where the CPU of a run goes: stage clocks, thread kinds, Whisper's native threads."""
+    """Where the CPU of a run goes: stage clocks, and the native threads that were there before
+    Whisper loaded (the others are Whisper's)."""
 
     clock: meeting_costs.StageClock
-    native_stt: set[int]
+    earlier_native: set[int]
 
 
 async def _concurrent_meetings(k: int, scripts: dict, ends: list[float], folder: Path,
@@ -347,7 +348,7 @@ async def _concurrent_meetings(k: int, scripts: dict, ends: list[float], folder:
     threads0 = meeting_costs.thread_cpu()
     rss0 = meeting_costs.rss_mib()
     cpu0, wall0 = time.process_time(), time.monotonic()
-    async with meeting_costs.ProcessSampler(probe.native_stt if probe else set()) as rss:
+    async with meeting_costs.ProcessSampler(probe.earlier_native if probe else set()) as rss:
         meetings = await asyncio.gather(*(_one_meeting(i, scripts, ends, resources_for) for i in range(k)))
     cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
     lags = [lag for m in meetings for lag in m["lags"]]
@@ -373,23 +374,20 @@ async def _concurrent_meetings(k: int, scripts: dict, ends: list[float], folder:
 
 
 async def _warm_probe(embedder: Any, vad: Any, spoken: list[list[rtc.AudioFrame]]) -> _Probe:
-    """Load and run each model once (so no run pays a first call), and find the native threads
-    that Whisper starts; put the stage clocks on."""
+    """Load and run each model once (so no run pays a first call; Whisper on each of its
+    workers), noting the native threads there before Whisper; put the stage clocks on."""
     from mithub_worker.stt import _whisper_audio
 
     embedder.embed_documents(["warm up"])
     audio = _whisper_audio(spoken[0])
     config = _bench_stt_config()
+    earlier_native = meeting_costs.native_threads()  # any native thread after this is Whisper's
     whisper = WhisperSTT(config)
-
-    def transcribe_on_every_worker() -> None:  # each CTranslate2 worker starts its own threads
-        with ThreadPoolExecutor(config.whisper_workers) as pool:
-            list(pool.map(lambda _: whisper._transcribe(audio, "en"), range(2 * config.whisper_workers)))
-
-    native = meeting_costs.native_threads_started_by(transcribe_on_every_worker)
+    with ThreadPoolExecutor(config.whisper_workers) as pool:
+        list(pool.map(lambda _: whisper._transcribe(audio, "en"), range(2 * config.whisper_workers)))
     clock = meeting_costs.StageClock()
     meeting_costs.instrument(clock, embedder)
-    return _Probe(clock, native)
+    return _Probe(clock, earlier_native)
 
 
 def _stage_table(runs: list[dict]) -> str:
