@@ -378,7 +378,7 @@ async def _warm_probe(embedder: Any, vad: Any, spoken: list[list[rtc.AudioFrame]
     workers), noting the native threads there before Whisper; put the stage clocks on."""
     from mithub_worker.stt import _whisper_audio
 
-    embedder.embed_documents(["warm up"])
+    getattr(embedder, "inner", embedder).embed_documents(["warm up"])  # past any cache: loads the weights
     audio = _whisper_audio(spoken[0])
     config = _bench_stt_config()
     earlier_native = meeting_costs.native_threads()  # any native thread after this is Whisper's
