@@ -417,7 +417,7 @@ async def meeting_section(args: argparse.Namespace) -> tuple[str, str]:
         folder = Path(tmp)
         wavs, durations = _spoken_turns(folder)
         probe = await _warm_probe(embedder, vad, [read_wav_frames(w) for w in wavs[:1]])
-        models_seconds, models_mib = time.monotonic() - loading, meeting_costs.rss_mib() - rss_start
+        models_seconds, models_rss = time.monotonic() - loading, meeting_costs.rss_mib()
         scripts, ends = _turn_scripts(wavs, durations)
         for k in args.meetings:
             run = await _concurrent_meetings(k, scripts, ends, folder, embedder, vad, probe)
@@ -430,11 +430,12 @@ async def meeting_section(args: argparse.Namespace) -> tuple[str, str]:
     table = markdown_table(
         ["meetings at once", "utterances stored", "lag p50 s", "lag p95 s", "lag max s",
          "cores busy", "cores per meeting", "RSS peak MiB", "RSS at the end MiB",
-         "job start to first stored s (p50 / max)", "sustained"],
+         "MiB per meeting", "MeetingBot.start s (max)", "job start to first stored s (p50 / max)",
+         "sustained"],
         [[r["k"], f"{r['stored']}/{r['expected']}", f"{r['lag_p50']:.2f}", f"{r['lag_p95']:.2f}",
           f"{r['lag_max']:.2f}", f"{r['cores']:.2f}", f"{r['cores_per_meeting']:.3f}",
-          f"{r['rss_peak']:.0f}", f"{r['rss_end']:.0f}",
-          f"{r['first_stored_p50']:.2f} / {r['first_stored_max']:.2f}",
+          f"{r['rss_peak']:.0f}", f"{r['rss_end']:.0f}", f"{(r['rss_peak'] - models_rss) / r['k']:.0f}",
+          f"{r['start_max']:.2f}", f"{r['first_stored_p50']:.2f} / {r['first_stored_max']:.2f}",
           "yes" if r["sustained"] else "no"] for r in runs])
     thread_names = sorted({n for r in runs for n in r["threads"]})
     threads_table = markdown_table(
@@ -461,14 +462,17 @@ async def meeting_section(args: argparse.Namespace) -> tuple[str, str]:
         f"Sustained: every utterance stored and lag p95 < {args.max_lag + 1:g} s.\n\n"
         f"{table}\n\nLargest sustained K: {max(sustained) if sustained else 'none'}.\n\n"
         f"At start: the shared models (VAD, embedder, Whisper, each run once) load in "
-        f"{models_seconds:.1f} s and add {models_mib:.0f} MiB, once per worker process; a meeting's "
-        f"own start (MeetingBot.start: store, memory, decision watch) takes {one['start_max']:.2f} s "
-        f"with 1 meeting; memory added while K meetings run, (peak - before) / K: "
-        + ", ".join(f"{(r['rss_peak'] - r['rss_before']) / r['k']:.0f} MiB at K={r['k']}" for r in runs)
-        + ".\n\n"
+        f"{models_seconds:.1f} s and add {models_rss - rss_start:.0f} MiB (RSS {models_rss:.0f} MiB), "
+        f"once per worker process, not per meeting; a meeting's own start (MeetingBot.start: store, "
+        f"memory, decision watch) takes {one['start_max']:.2f} s with 1 meeting, and the column "
+        "gives its max with K starting at once. MiB per meeting = (RSS peak - RSS once the models "
+        "were loaded) / K; the K run in turn in one process, so it includes what earlier runs "
+        "left to the allocator.\n\n"
         "CPU by stage, ms of CPU per second of meeting, per meeting (thread CPU time around the "
-        "real calls: VAD = Silero's ONNX window, STT = the Whisper call and the native threads it "
-        "started, embeddings = embed_documents/queries, topics = the topic detector's features "
+        "real calls: VAD = Silero's ONNX windows, STT = the Whisper call and the native threads "
+        "started after the other models had loaded (CTranslate2's), embeddings = "
+        "embed_documents/queries (every meeting says the same sentences, so after the first the "
+        "embedder's in-memory cache answers), topics = the topic detector's features "
         "and shift, record = the decision-change check per turn and the record at the end, "
         "store = the SQLite connection threads, event loop/other = the rest of the process: "
         "frames, the VAD's buffering, the stream adapter, captions, the manager):\n\n"
