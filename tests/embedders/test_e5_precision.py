@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from mithub.embedders.e5_precision import choose_precision
+from mithub.embedders.e5_precision import choose_precision, product_precision
 from mithub.embedders.e5_torch import TorchE5Embedder
 from mithub.errors import ConfigError
 
@@ -59,3 +59,10 @@ def test_the_embedder_reports_the_path_that_runs(int8, fp32):
     assert int8.label == "e5-small/torch-int8" and fp32.label == "e5-small/torch-fp32"
     # every path gives the same model id: an index built with one is searched with another
     assert int8.model_id == fp32.model_id == "multilingual-e5-small-q4-torch"
+
+
+def test_int8_keeps_the_ffn_output_product_in_float32():
+    # its input is GELU's long-tailed output: in int8 it cost 0.025 dense R@5 on two dev sets
+    assert product_precision("int8", "fo") == "fp32"
+    assert [product_precision("int8", name) for name in ("qkv", "ao", "fi")] == ["int8"] * 3
+    assert product_precision("bf16", "fo") == "bf16"

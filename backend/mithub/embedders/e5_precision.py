@@ -2,11 +2,13 @@
 
 - `bf16`: bfloat16 products, fast only where the CPU has bf16 units (AMX or AVX512-BF16:
   ~2 TFLOPS a core against 0.14 in float32); elsewhere torch emulates bf16 slowly.
-- `int8`: the four Linear products of each layer (Q/K/V, attention out, the two FFN ones)
-  in int8 with per-row weight scales, activations quantized per call (torch's dynamic
-  quantisation, oneDNN kernels); attention, GELU and the norms stay in float32. The path for
-  CPUs without bf16 units (AVX2-only EPYC and older Xeons); vectors within cosine 0.99 of
-  float32, retrieval R@5 within 0.01 (benchmarks/RESULTS.md, indexing section).
+- `int8`: three of the four Linear products of each layer (Q/K/V, attention out, FFN in) in
+  int8 with per-row weight scales, activations quantized per call (torch's dynamic
+  quantisation, oneDNN kernels); the FFN's output product, attention, GELU and the norms stay
+  in float32. With the FFN output in int8 too (its input is GELU's long-tailed output, one
+  scale per call) vectors fell to cosine 0.992 of float32 and dense R@5 by 0.025-0.028 on
+  musique100 and ko_autorag_dev; kept in float32, cosine >= 0.995 (benchmarks/RESULTS.md,
+  indexing section, ISA capped to AVX2).
 - `fp32`: float32 throughout (the reference the others are measured against).
 - `auto`: bf16 where it is fast, else int8.
 
@@ -22,6 +24,7 @@ from mithub.errors import ConfigError
 
 PRECISIONS = ("auto", "bf16", "int8", "fp32")
 SETTING = "RETRIEVAL_E5_PRECISION"
+INT8_KEEPS_FLOAT = ("fo",)  # e5_torch's name of the FFN output product
 
 
 def bf16_is_fast() -> bool:
@@ -42,6 +45,11 @@ def choose_precision(setting: str, bf16_fast: bool) -> str:
     if setting == "auto":
         return "bf16" if bf16_fast else "int8"
     return setting
+
+
+def product_precision(precision: str, product: str) -> str:
+    """The precision one Linear product of a layer runs in."""
+    return "fp32" if precision == "int8" and product in INT8_KEEPS_FLOAT else precision
 
 
 def linear(weight, bias, precision: str) -> Callable:  # noqa: ANN001 - torch tensors

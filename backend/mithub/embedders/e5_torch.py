@@ -19,7 +19,7 @@ import structlog
 
 from mithub.embedders.base import l2_normalize
 from mithub.embedders.e5_packed import BLOCK, BLOCK_BYTES, PackedE5, dequantize
-from mithub.embedders.e5_precision import PRECISIONS, bf16_is_fast, choose_precision, linear
+from mithub.embedders.e5_precision import PRECISIONS, bf16_is_fast, choose_precision, linear, product_precision
 from mithub.embedders.e5_tokenizer import E5Tokenizer
 from mithub.errors import ModelLoadError
 
@@ -88,7 +88,7 @@ class TorchE5Embedder:
             # Q, K and V read the same input: one product of three times the width.
             parts = [products.pop(name) for name in "qkv"]
             products["qkv"] = (torch.cat([w for w, _ in parts]), torch.cat([b for _, b in parts]))
-            weights = {name: linear(w, b, self.precision) for name, (w, b) in products.items()}
+            weights = {name: linear(w, b, product_precision(self.precision, name)) for name, (w, b) in products.items()}
             for name in ("aln", "oln"):
                 weights[name] = (tensor(packed.f32(f"l{layer}.{name}.w")).to(self.dtype),
                                  tensor(packed.f32(f"l{layer}.{name}.b")).to(self.dtype))
