@@ -20,7 +20,8 @@ CAPS = {
 
 
 def add_isa_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--isa", choices=sorted(CAPS), help="cap the instruction set (stand in for a CPU without bf16 units)")
+    parser.add_argument("--isa", choices=sorted(CAPS),
+                        help="cap the instruction set (stand in for a CPU without bf16 units)")
 
 
 def cap_isa(isa: str | None) -> None:

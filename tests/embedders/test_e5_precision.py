@@ -36,7 +36,8 @@ def test_int8_vectors_are_close_to_float32(fp32, int8):
 
 def test_int8_queries_find_their_passages(int8):
     passages = int8.embed_documents(SENTENCES[:4])
-    queries = int8.embed_queries(["예산은 얼마로 확정했나요", "데모는 언제 하나요", "배포 일정은 누가 미뤘나", "where is the eiffel tower"])
+    queries = int8.embed_queries(
+        ["예산은 얼마로 확정했나요", "데모는 언제 하나요", "배포 일정은 누가 미뤘나", "where is the eiffel tower"])
     assert list((queries @ passages.T).argmax(1)) == [0, 1, 2, 3]
 
 
