@@ -254,7 +254,7 @@ async def stt_section(args: argparse.Namespace) -> tuple[str, str]:
         f"Largest sustained N: {max(sustained) if sustained else 'none'}. "
         f"Load average (1, 5, 15 min) before the run: {load_before}; after: {load}."
     )
-    return "Worker (STT)", body
+    return _titled("Worker (STT)"), body
 
 
 # ---------------------------------------------------------------- (c) whole meetings
@@ -480,7 +480,7 @@ async def meeting_section(args: argparse.Namespace) -> tuple[str, str]:
         f"CPU by thread (cores busy, all meetings), the cross-check:\n\n{threads_table}\n\n"
         f"Load average (1, 5, 15 min) before the run: {load_before}; after: {load}."
     )
-    return "Worker (meetings)", body
+    return _titled("Worker (meetings)"), body
 
 
 def _spoken_turns(folder: Path) -> tuple[list[Path], list[float]]:
@@ -660,7 +660,12 @@ async def ask_section(args: argparse.Namespace) -> tuple[str, str]:
         f"{table}\n\nLoad average (1, 5, 15 min) before the run: {load_before}; after: {load} "
         "(2 cores, shared with other work)."
     )
-    return "Worker (/ask latency with past meetings)", body
+    return _titled("Worker (/ask latency with past meetings)"), body
+
+
+def _titled(title: str) -> str:
+    """The RESULTS.md section of a run: a capped run keeps its own section beside the native one."""
+    return title if ISA in ("", "native") else f"{title[:-1]}, {ISA.upper()} cap)"
 
 
 SECTIONS: dict[str, Callable[[argparse.Namespace], object]] = {"stt": stt_section,

@@ -435,12 +435,15 @@ class WorkerConfig(BaseSettings):
         "CPU and memory estimates below usually stop dispatch first")
     load_threshold: float = Field(0.75, gt=0, le=1, description="load above which the worker takes no new job")
     meeting_cpu_cores: float = Field(
-        0.14, gt=0, le=4, description="CPU cores one live four-person meeting costs, for the load the worker "
-        "reports (active meetings x this / cores): 0.14 measured by benchmarks/worker.py with 10 four-person "
-        "meetings in one process on a 2-core AMD EPYC (AVX2 only); at load 0.75 a 2-core worker takes 11")
+        0.10, gt=0, le=4, description="CPU cores one live four-person meeting costs, for the load the worker "
+        "reports (active meetings x this / cores): benchmarks/worker.py measured 0.063-0.09 with 4-12 meetings "
+        "in one process (Whisper tiny.en int8, 2-core Xeon, also with the ISA capped to AVX2), rounded up for "
+        "meetings whose every sentence is new to the embedder; at load 0.75 a 2-core worker takes 15, so "
+        "max_meetings (12) stops it first")
     meeting_memory_mb: int = Field(
         150, ge=1, description="resident memory one live meeting adds (its context, indexes, STT buffers; "
-        "the models are shared), for the load the worker reports")
+        "the models are shared), for the load the worker reports: 31-56 MiB measured for a 45 s meeting by "
+        "benchmarks/worker.py, with room for an hour of turns and their vectors")
     memory_budget_mb: int = Field(
         4096, ge=256, description="resident memory of the worker process (and its job processes) at which "
         "it reports full load: the models once plus max_meetings x meeting_memory_mb stay under it")

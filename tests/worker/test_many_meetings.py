@@ -138,10 +138,13 @@ async def test_two_meetings_in_one_worker_share_one_model_instance_and_report_ri
 
     assert (idle, one, two) == (0, 1, 2)
     assert full == 1.0, "two live meetings fill a worker of WORKER_MAX_MEETINGS=2"
-    config = resources.worker.model_copy(update={"max_meetings": 12})
-    rising = [worker_load(config, n, cpu_busy=0.0, resident_mb=0.0, cores=2) for n in (0, 1, 2, 10, 11)]
+    config = resources.worker.model_copy(update={"max_meetings": 20, "meeting_cpu_cores": 0.10})
+    rising = [worker_load(config, n, cpu_busy=0.0, resident_mb=0.0, cores=2) for n in (0, 1, 2, 14, 15)]
     assert rising == sorted(rising) and rising[0] == 0.0 < rising[1] < rising[2]
-    assert rising[3] < config.load_threshold <= rising[4], "a 2-core worker takes 11 meetings, not 12"
+    assert rising[3] < config.load_threshold <= rising[4], "at 0.10 cores a meeting, a 2-core worker takes 15"
+    config = config.model_copy(update={"max_meetings": 12})
+    assert worker_load(config, 11, cpu_busy=0.0, resident_mb=0.0, cores=2) < 1.0
+    assert worker_load(config, 12, cpu_busy=0.0, resident_mb=0.0, cores=2) == 1.0, "full at WORKER_MAX_MEETINGS"
     assert [u.speaker_id for u in await stored_utterances(database_url, "RM_room-a")] == ["alice"]
     assert [u.speaker_id for u in await stored_utterances(database_url, "RM_room-b")] == ["bob"]
 
