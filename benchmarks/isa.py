@@ -1,7 +1,7 @@
 """`--isa avx2`: run a benchmark as on a CPU without AVX512 or bf16 units (an AVX2-only EPYC)
 on one that has them. The caps go into the environment before torch or TensorFlow load, so
-the benchmark's child processes inherit them: oneDNN (torch's and TensorFlow's), MKL, fbgemm
-and ATen's own kernels all stop at AVX2, and `RETRIEVAL_E5_PRECISION=auto` then picks int8,
+the benchmark's child processes inherit them: oneDNN (torch's and TensorFlow's), MKL, fbgemm,
+ATen's own kernels and CTranslate2's all stop at AVX2, and `RETRIEVAL_E5_PRECISION=auto` then picks int8,
 as it would there. The results name the CPU and say that its ISA was capped."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ CAPS = {
         "ATEN_CPU_CAPABILITY": "avx2",
         "MKL_ENABLE_INSTRUCTIONS": "AVX2",
         "FBGEMM_ENABLE_INSTRUCTIONS": "AVX2",
+        "CT2_FORCE_CPU_ISA": "AVX2",  # CTranslate2's own kernels (Whisper)
     },
 }
 

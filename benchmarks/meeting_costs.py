@@ -28,11 +28,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-# What each library reads to cap its instruction set (read when the library loads).
-ISA_CAPS: dict[str, dict[str, str]] = {
-    "avx2": {"MKL_ENABLE_INSTRUCTIONS": "AVX2", "CT2_FORCE_CPU_ISA": "AVX2",
-             "ONEDNN_MAX_CPU_ISA": "AVX2", "ATEN_CPU_CAPABILITY": "avx2"},
-}
+from isa import CAPS as ISA_CAPS  # what each library reads to cap its instruction set
+
 STAGES = ("VAD", "STT", "embeddings", "topics", "record", "store")
 _TICK = os.sysconf("SC_CLK_TCK")
 _PAGE = os.sysconf("SC_PAGE_SIZE")

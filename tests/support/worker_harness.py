@@ -7,6 +7,7 @@ import pytest
 
 from mithub.config import DatabaseConfig, LLMConfig, STTConfig, WorkerConfig, get_context_config
 from mithub.embedders import load_embedder
+from mithub.observability import render_metrics
 from mithub.store.open import open_database
 from mithub.store.sql import SqlRepository
 
@@ -55,3 +56,12 @@ async def _read(database_url: str, query) -> list:  # noqa: ANN001
         return await query(SqlRepository(database))
     finally:
         await database.dispose()
+
+
+def counted(metric: str, label: str, value: str) -> float:
+    """The current value of one labelled Prometheus counter of this process (0 before its first count)."""
+    prefix = f'{metric}{{{label}="{value}"}}'
+    for line in render_metrics().decode().splitlines():
+        if line.startswith(prefix):
+            return float(line.split()[-1])
+    return 0.0

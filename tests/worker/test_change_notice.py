@@ -15,14 +15,13 @@ pytest.importorskip("livekit.agents", reason="needs the worker extra: pip instal
 
 from livekit_fakes import FakeRoom, wait_for  # noqa: E402
 from speech_samples import espeak_wav  # noqa: E402
-from worker_harness import make_resources  # noqa: E402
+from worker_harness import counted, make_resources  # noqa: E402
 
 from mithub.agent.decision_watch import record_meeting, series_ledger  # noqa: E402
 from mithub.context.factory import create_context_manager  # noqa: E402
 from mithub.config import PublicConfig  # noqa: E402
 from mithub.context.models import NewUtterance  # noqa: E402
 from mithub.embedders import load_embedder  # noqa: E402
-from mithub.observability import render_metrics  # noqa: E402
 from mithub.store.open import open_database  # noqa: E402
 from mithub.store.sql import SqlRepository  # noqa: E402
 from mithub_worker.meeting import MeetingBot  # noqa: E402
@@ -59,10 +58,7 @@ async def finished_first_meeting(database_url: str) -> None:
 
 
 def _changes_counted(kind: str) -> float:
-    for line in render_metrics().decode().splitlines():
-        if line.startswith(f'mithub_decision_changes_total{{kind="{kind}"}}'):
-            return float(line.split()[-1])
-    return 0.0
+    return counted("mithub_decision_changes_total", "kind", kind)
 
 
 async def test_a_changed_decision_is_announced_stored_and_marked_in_the_ledger(

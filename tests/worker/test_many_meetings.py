@@ -26,12 +26,11 @@ from livekit import rtc  # noqa: E402
 from livekit.agents.ipc import mock_room  # noqa: E402
 from livekit.protocol import models  # noqa: E402
 from livekit_fakes import FakeRoom, wait_for  # noqa: E402
-from worker_harness import make_resources, stored_utterances  # noqa: E402
+from worker_harness import counted, make_resources, stored_utterances  # noqa: E402
 
 from mithub.context.factory import create_context_manager  # noqa: E402
 from mithub.context.models import NewUtterance  # noqa: E402
 from mithub.embedders import load_embedder  # noqa: E402
-from mithub.observability import render_metrics  # noqa: E402
 from mithub.record import action_model, pair_model, settle_model  # noqa: E402
 from mithub.text.korean import _kiwi  # noqa: E402
 from mithub.topics import detector  # noqa: E402
@@ -100,10 +99,7 @@ def model_loads() -> dict[str, object]:
 
 
 def errors_counted(stage: str) -> float:
-    for line in render_metrics().decode().splitlines():
-        if line.startswith(f'mithub_meeting_errors_total{{stage="{stage}"}}'):
-            return float(line.split()[-1])
-    return 0.0
+    return counted("mithub_meeting_errors_total", "stage", stage)
 
 
 async def test_two_meetings_in_one_worker_share_one_model_instance_and_report_rising_load(
