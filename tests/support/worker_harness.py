@@ -3,6 +3,8 @@ database, and reading back what it stored."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
 import pytest
 
 from mithub.config import DatabaseConfig, LLMConfig, STTConfig, WorkerConfig, get_context_config
@@ -65,3 +67,28 @@ def counted(metric: str, label: str, value: str) -> float:
         if line.startswith(prefix):
             return float(line.split()[-1])
     return 0.0
+
+
+async def store_finished_meeting(database_url: str, meeting_id: str, *, series: str, started_at: datetime,
+                                 lines: list[tuple[str, str, str]]) -> list:
+    """A past meeting of `series`: (speaker id, name, text) lines 5 s apart through the meeting
+    memory into the store, then ended. Returns the decisions its record found."""
+    from mithub.agent.decision_watch import record_meeting
+    from mithub.context.factory import create_context_manager
+    from mithub.context.models import NewUtterance
+
+    database = await open_database(database_url)
+    store = SqlRepository(database)
+    try:
+        await store.ensure_meeting(meeting_id, title=series, series_id=series, started_at=started_at)
+        manager = create_context_manager(meeting_id, store, embedder=load_embedder())
+        for i, (sid, name, text) in enumerate(lines):
+            await manager.add_utterance(NewUtterance(
+                speaker_id=sid, speaker_name=name, text=text, start_ms=i * 5000, end_ms=i * 5000 + 4000,
+                absolute_timestamp=started_at + timedelta(seconds=5 * i)))
+        await manager.finalize()
+        decisions = (await record_meeting(store, meeting_id)).decisions
+        await store.end_meeting(meeting_id)
+        return decisions
+    finally:
+        await database.dispose()

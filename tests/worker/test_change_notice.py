@@ -6,7 +6,7 @@ speech; the first meeting of the series is a stored, finished meeting."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -15,13 +15,10 @@ pytest.importorskip("livekit.agents", reason="needs the worker extra: pip instal
 
 from livekit_fakes import FakeRoom, wait_for  # noqa: E402
 from speech_samples import espeak_wav  # noqa: E402
-from worker_harness import counted, make_resources  # noqa: E402
+from worker_harness import counted, make_resources, store_finished_meeting  # noqa: E402
 
-from mithub.agent.decision_watch import record_meeting, series_ledger  # noqa: E402
-from mithub.context.factory import create_context_manager  # noqa: E402
+from mithub.agent.decision_watch import series_ledger  # noqa: E402
 from mithub.config import PublicConfig  # noqa: E402
-from mithub.context.models import NewUtterance  # noqa: E402
-from mithub.embedders import load_embedder  # noqa: E402
 from mithub.store.open import open_database  # noqa: E402
 from mithub.store.sql import SqlRepository  # noqa: E402
 from mithub_worker.meeting import MeetingBot  # noqa: E402
@@ -41,20 +38,9 @@ ALICE_SAYS = "Last week we set the launch for June twelfth. We are moving the la
 
 
 async def finished_first_meeting(database_url: str) -> None:
-    database = await open_database(database_url)
-    store = SqlRepository(database)
-    try:
-        await store.ensure_meeting("week-1", title=SERIES, series_id=SERIES, started_at=WEEK_ONE)
-        manager = create_context_manager("week-1", store, embedder=load_embedder())
-        for i, (sid, name, text) in enumerate(LAST_WEEK):
-            await manager.add_utterance(NewUtterance(speaker_id=sid, speaker_name=name, text=text,
-                                                     start_ms=i * 5000, end_ms=i * 5000 + 4000,
-                                                     absolute_timestamp=WEEK_ONE + timedelta(seconds=5 * i)))
-        await manager.finalize()
-        assert (await record_meeting(store, "week-1")).decisions, "the first meeting settled the date"
-        await store.end_meeting("week-1")
-    finally:
-        await database.dispose()
+    decisions = await store_finished_meeting(database_url, "week-1", series=SERIES, started_at=WEEK_ONE,
+                                             lines=LAST_WEEK)
+    assert decisions, "the first meeting settled the date"
 
 
 def _changes_counted(kind: str) -> float:

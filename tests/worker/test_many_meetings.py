@@ -15,7 +15,7 @@ import asyncio
 import threading
 import time
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -26,16 +26,12 @@ from livekit import rtc  # noqa: E402
 from livekit.agents.ipc import mock_room  # noqa: E402
 from livekit.protocol import models  # noqa: E402
 from livekit_fakes import FakeRoom, wait_for  # noqa: E402
-from worker_harness import counted, make_resources, stored_utterances  # noqa: E402
+from worker_harness import counted, make_resources, store_finished_meeting, stored_utterances  # noqa: E402
 
-from mithub.context.factory import create_context_manager  # noqa: E402
-from mithub.context.models import NewUtterance  # noqa: E402
 from mithub.embedders import load_embedder  # noqa: E402
 from mithub.record import action_model, pair_model, settle_model  # noqa: E402
 from mithub.text.korean import _kiwi  # noqa: E402
 from mithub.topics import detector  # noqa: E402
-from mithub.store.open import open_database  # noqa: E402
-from mithub.store.sql import SqlRepository  # noqa: E402
 from mithub_worker import stt  # noqa: E402
 from mithub_worker.commands import CallRequest  # noqa: E402
 from mithub_worker.meeting import MeetingBot  # noqa: E402
@@ -232,19 +228,7 @@ LAST_WEEK = [("alice", "Alice", "The design files go to the printer on Friday.")
 
 async def finished_meeting(database_url: str) -> None:
     """Last week's meeting of the series, stored and ended."""
-    database = await open_database(database_url)
-    store = SqlRepository(database)
-    try:
-        await store.ensure_meeting("week-1", title=SERIES, series_id=SERIES, started_at=WEEK_ONE)
-        manager = create_context_manager("week-1", store, embedder=load_embedder())
-        for i, (sid, name, text) in enumerate(LAST_WEEK):
-            await manager.add_utterance(NewUtterance(
-                speaker_id=sid, speaker_name=name, text=text, start_ms=i * 5000, end_ms=i * 5000 + 4000,
-                absolute_timestamp=WEEK_ONE + timedelta(seconds=5 * i)))
-        await manager.finalize()
-        await store.end_meeting("week-1")
-    finally:
-        await database.dispose()
+    await store_finished_meeting(database_url, "week-1", series=SERIES, started_at=WEEK_ONE, lines=LAST_WEEK)
 
 
 async def test_the_series_past_meetings_load_when_the_meeting_starts_not_at_the_first_ask(
