@@ -19,6 +19,7 @@ benchmark READMEs and the no-boundary and evenly-spaced baselines measured on th
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -79,6 +80,30 @@ def _table(rows: list, figures: dict[str, Any]) -> str:
     return "\n\n".join(parts)
 
 
+def _domains(data: Path) -> dict[str, str]:
+    """QMSum meeting id -> its domain (AMI product design, ICSI research, parliamentary committee)."""
+    with (data / "segmentation" / "qmsum_train.jsonl").open(encoding="utf-8") as lines:
+        return {r["meeting_id"]: r.get("domain", "?") for r in map(json.loads, filter(str.strip, lines))}
+
+
+def _spread(rows: list, cv: Any, data: Path) -> str:
+    """Where the Pk is lost: per QMSum domain against its no-boundary Pk, and per held-out series."""
+    domain = _domains(data)
+    groups: dict[tuple[str, str], list] = {}
+    for r in rows:
+        key = ("qmsum", domain.get(r.raw.meeting_id, "?")) if r.raw.source == "qmsum" else ("series", r.raw.group)
+        groups.setdefault(key, []).append(r)
+    body = []
+    for (source, name), members in sorted(groups.items()):
+        model = average([cv.scores[r.raw.meeting_id] for r in members])
+        none = average([score_meeting(r.turn_topic, r.raw.boundaries, []) for r in members])
+        body.append([source, name, len(members), f"{model['pk']:.3f}", f"{none['pk']:.3f}",
+                     f"{model['predicted']:.1f}", f"{model['gold']:.1f}"])
+    header = ["source", "domain / series", "meetings", "Pk (CV)", "Pk no boundary", "predicted / meeting",
+              "gold / meeting"]
+    return "Per QMSum domain and per held-out series:\n\n" + markdown_table(header, body)
+
+
 def run(cache: Path | None = DEFAULT_CACHE, data: Path = DATA) -> tuple[str, dict[str, Any]]:
     started = time.perf_counter()
     raws = load_raw(data)
@@ -95,6 +120,7 @@ def run(cache: Path | None = DEFAULT_CACHE, data: Path = DATA) -> tuple[str, dic
         f"Data: {len(raws)} meetings ({q['meetings']} QMSum, {s['meetings']} series). Chosen by the same "
         f"cross-validation: L2 {cv.l2}, rule {cv.rule.__dict__}. {figures['seconds']:.0f} s, load {load_average()}.",
         _table(rows, figures),
+        _spread(rows, cv, data),
         f"QMSum target ({TARGETS['qmsum']}): {'met' if met else 'NOT met'}; fold Pk from "
         f"{min(pks):.3f} to {max(pks):.3f}. Series held out one at a time: Pk {s['pk']:.3f} "
         f"(the blind set is scored by `benchmarks/record.py --blind`).",
