@@ -132,6 +132,24 @@ def test_en_event_never_dated_gives_no_due_date():
     assert _due(lines, 2, "Raj Patel", date(2026, 10, 6)) == ("before the hearing", None)
 
 
+# --- which expression of the item's line is the due ---------------------------------------
+
+
+def test_the_items_own_line_outranks_its_support_line():
+    # A recurring schedule said on the item's own line is its due (none), not the date a
+    # neighbouring support line mentions.
+    lines = [("Ana Ruiz", "The draft goes to the board on the 20th."),
+             ("Ben Okoro", "Can we meet every Monday until then? I'll host it.")]
+    said, due = _due(lines, 2, "Ben Okoro", date(2026, 3, 2))
+    assert said.lower().startswith("every monday") and due is None
+
+
+def test_ko_next_weeks_meeting_is_an_event_not_a_week_deadline():
+    # "다음 주 회의 때" names a meeting, not the week: the due is the day said for the work.
+    lines = [("정다인", "네, 다음 주 회의 때 초안 보여 드리고 27일에 제출하겠습니다.")]
+    assert _due(lines, 1, "정다인", date(2026, 3, 10)) == ("27일에", date(2026, 3, 27))
+
+
 # --- the expressions themselves ------------------------------------------------------------
 
 
