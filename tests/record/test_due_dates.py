@@ -150,6 +150,52 @@ def test_ko_next_weeks_meeting_is_an_event_not_a_week_deadline():
     assert _due(lines, 1, "정다인", date(2026, 3, 10)) == ("27일에", date(2026, 3, 27))
 
 
+def _due_with_support(lines: list[tuple[str, str]], line: int, owner: str, support: int, meeting: date):
+    """The due of an item on `line` for `owner` whose model also marked `support` as its line."""
+    import numpy as np
+
+    from mithub.record.action_features import Candidate, read_turn
+    from mithub.record.action_model import ScoredPair
+    from mithub.record.actions import _item, _to_action_item
+    from mithub.record.due_dates import MeetingDates
+
+    turns = _turns(*lines)
+    names = [t.speaker_name for t in turns]
+    readings = [read_turn(t, names, meeting) for t in turns]
+    item = _item(ScoredPair(line, owner, "speaker", 0.9, False), turns, readings,
+                 [Candidate(support, owner, "prev")], np.array([0.9]), 2, 0.2)
+    return _to_action_item("m", item, turns, MeetingDates(turns, meeting), False).due_date
+
+
+def test_ko_a_third_persons_own_promise_beside_the_item_is_not_its_due():
+    lines = [("한지우", "가격표는 다은 님이 맡아 주세요."),
+             ("오다은", "네, 알겠습니다."),
+             ("서태오", "포스터는 제가 다음 주 화요일까지 만들어 올게요.")]
+    assert _due_with_support(lines, 1, "오다은", 2, date(2026, 4, 1)) is None
+
+
+def test_en_a_third_persons_offer_beside_the_item_is_not_its_due():
+    lines = [("Ana Ruiz", "Ben, can you update the price sheet?"),
+             ("Ben Okoro", "Sure, I'll do it."),
+             ("Cy Lam", "I can get the photos by the 20th.")]
+    assert _due_with_support(lines, 1, "Ben Okoro", 2, date(2026, 4, 1)) is None
+
+
+def test_a_request_on_a_support_line_still_gives_the_due():
+    # A request with -겠- ("해 주시겠어요?") asks; it is no promise of the asker's own.
+    lines = [("오다은", "네, 제가 할게요."),
+             ("한지우", "다은 님, 가격표 정리 좀 해 주시겠어요? 이번 주 금요일까지요.")]
+    assert _due_with_support(lines, 0, "오다은", 1, date(2026, 4, 1)) == date(2026, 4, 3)
+
+
+def test_a_line_handing_work_to_someone_else_is_not_where_the_items_due_is_said():
+    lines = [("오다은", "가격표는 제가 정리할게요."),
+             ("한지우", "태오 님은 포스터를 금요일까지 만들어 주세요."),
+             ("오다은", "네, 그럼 저는 그렇게 할게요."),
+             ("서태오", "네.")]
+    assert _due_with_support(lines, 0, "오다은", 2, date(2026, 4, 1)) is None
+
+
 # --- the expressions themselves ------------------------------------------------------------
 
 
