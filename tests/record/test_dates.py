@@ -39,6 +39,8 @@ CASES = [
     ("이번 주부터 GPU 항목을 따로 빼서 보여 드릴게요.", MON, "이번 주부터", None, "recurring"),
     ("입고되면 3일 안에 설치할게요.", MON, "3일 안에", None, "duration"),
     ("다음 회의까지 측정해서 가져오겠습니다.", MON, "다음 회의까지", None, "event"),
+    ("다음 주 회의 때 보여 드릴게요.", MON, "다음 주 회의 때", None, "event"),
+    ("I'll have numbers by next week's meeting.", MON, "by next week's meeting", None, "event"),
     ("공고 나가기 전에 날짜 확인해 주세요.", WED, "공고 나가기 전에", None, "event"),
     ("Raj, can you update the board by end of day tomorrow?", WED, "end of day tomorrow", THU, "relative_day"),
     ("I'll update the budget tracker tonight.", WED, "tonight", WED, "relative_day"),

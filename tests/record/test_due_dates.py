@@ -132,6 +132,70 @@ def test_en_event_never_dated_gives_no_due_date():
     assert _due(lines, 2, "Raj Patel", date(2026, 10, 6)) == ("before the hearing", None)
 
 
+# --- which expression of the item's line is the due ---------------------------------------
+
+
+def test_the_items_own_line_outranks_its_support_line():
+    # A recurring schedule said on the item's own line is its due (none), not the date a
+    # neighbouring support line mentions.
+    lines = [("Ana Ruiz", "The draft goes to the board on the 20th."),
+             ("Ben Okoro", "Can we meet every Monday until then? I'll host it.")]
+    said, due = _due(lines, 2, "Ben Okoro", date(2026, 3, 2))
+    assert said.lower().startswith("every monday") and due is None
+
+
+def test_ko_next_weeks_meeting_is_an_event_not_a_week_deadline():
+    # "다음 주 회의 때" names a meeting, not the week: the due is the day said for the work.
+    lines = [("정다인", "네, 다음 주 회의 때 초안 보여 드리고 27일에 제출하겠습니다.")]
+    assert _due(lines, 1, "정다인", date(2026, 3, 10)) == ("27일에", date(2026, 3, 27))
+
+
+def _due_with_support(lines: list[tuple[str, str]], line: int, owner: str, support: int, meeting: date):
+    """The due of an item on `line` for `owner` whose model also marked `support` as its line."""
+    import numpy as np
+
+    from mithub.record.action_features import Candidate, read_turn
+    from mithub.record.action_model import ScoredPair
+    from mithub.record.actions import _item, _to_action_item
+    from mithub.record.due_dates import MeetingDates
+
+    turns = _turns(*lines)
+    names = [t.speaker_name for t in turns]
+    readings = [read_turn(t, names, meeting) for t in turns]
+    item = _item(ScoredPair(line, owner, "speaker", 0.9, False), turns, readings,
+                 [Candidate(support, owner, "prev")], np.array([0.9]), 2, 0.2)
+    return _to_action_item("m", item, turns, MeetingDates(turns, meeting), False).due_date
+
+
+def test_ko_a_third_persons_own_promise_beside_the_item_is_not_its_due():
+    lines = [("한지우", "가격표는 다은 님이 맡아 주세요."),
+             ("오다은", "네, 알겠습니다."),
+             ("서태오", "포스터는 제가 다음 주 화요일까지 만들어 올게요.")]
+    assert _due_with_support(lines, 1, "오다은", 2, date(2026, 4, 1)) is None
+
+
+def test_en_a_third_persons_offer_beside_the_item_is_not_its_due():
+    lines = [("Ana Ruiz", "Ben, can you update the price sheet?"),
+             ("Ben Okoro", "Sure, I'll do it."),
+             ("Cy Lam", "I can get the photos by the 20th.")]
+    assert _due_with_support(lines, 1, "Ben Okoro", 2, date(2026, 4, 1)) is None
+
+
+def test_a_request_on_a_support_line_still_gives_the_due():
+    # A request with -겠- ("해 주시겠어요?") asks; it is no promise of the asker's own.
+    lines = [("오다은", "네, 제가 할게요."),
+             ("한지우", "다은 님, 가격표 정리 좀 해 주시겠어요? 이번 주 금요일까지요.")]
+    assert _due_with_support(lines, 0, "오다은", 1, date(2026, 4, 1)) == date(2026, 4, 3)
+
+
+def test_a_line_handing_work_to_someone_else_is_not_where_the_items_due_is_said():
+    lines = [("오다은", "가격표는 제가 정리할게요."),
+             ("한지우", "태오 님은 포스터를 금요일까지 만들어 주세요."),
+             ("오다은", "네, 그럼 저는 그렇게 할게요."),
+             ("서태오", "네.")]
+    assert _due_with_support(lines, 0, "오다은", 2, date(2026, 4, 1)) is None
+
+
 # --- the expressions themselves ------------------------------------------------------------
 
 

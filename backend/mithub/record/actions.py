@@ -68,6 +68,8 @@ class _Item:
     # The owner's part of each supporting line: a request naming two people ("수민 님이 …, 서준 님은
     # … 검토해 주세요") words each one's task from their own clause, not the longer other one.
     wordings: list[str] = field(default_factory=list)
+    # Lines of the exchange that hand work to other people: their dues are theirs.
+    others: set[int] = field(default_factory=set)
 
 
 def extract_action_items(
@@ -142,9 +144,22 @@ def _item(pair: ScoredPair, turns: list[Utterance], readings: list[TurnReading],
                     if turns[k].speaker_name == owner and (readings[k].accepts or readings[k].affirmative)}
     for k in sorted(support):
         item.lines.append(k)
-        item.dues.append((k, turns[k].text))
+        # A third person promising their own work beside it ("배너는 제가 월요일까지 뽑아 올게요")
+        # says their own due, not this item's.
+        if not _third_party_promise(turns, readings, k, line, owner):
+            item.dues.append((k, turns[k].text))
         item.wordings.append(_segment(turns[k].text, owner, turns[k].speaker_name == owner, readings[k], names))
+    item.others = {k for k in range(line + 1, max(item.lines)) if k not in item.lines and readings[k] is not None
+                   and readings[k].doers and owner not in readings[k].doers}
     return item
+
+
+def _third_party_promise(turns: list[Utterance], readings: list[TurnReading], k: int, line: int, owner: str) -> bool:
+    from mithub.record.action_features import _asks, _will
+
+    f = readings[k].features
+    promises = max(_will(f), f["en_first_can"]) > 0 and _asks(f) == 0  # "I'll …", "I can …", not "해 주시겠어요?"
+    return turns[k].speaker_name not in (owner, turns[line].speaker_name) and promises
 
 
 def _segment(text: str, owner: str, commit: bool, reading: TurnReading, names: list[str]) -> str:
@@ -186,7 +201,8 @@ def _due_sources(item: _Item, turns: list[Utterance], shared: bool) -> list[tupl
         rest = " ".join(s for s in cue.split_sentences(turns[item.line].text)
                         if own not in s and not _DECISION.search(s))
         sources.append((item.line, rest))
-    sources += [(k, turns[k].text) for k in range(item.line + 1, max(item.lines)) if k not in item.lines]
+    sources += [(k, turns[k].text) for k in range(item.line + 1, max(item.lines))
+                if k not in item.lines and k not in item.others]
     previous = item.line - 1
     if previous >= 0 and turns[previous].speaker_name == item.owner:
         sources.append((previous, turns[previous].text))

@@ -282,7 +282,8 @@ _KOREAN: list[tuple[str, _Resolver]] = [
       rf"|{_KWD}요일\s*마다|(?:이번|다음)\s*주\s*부터"), _undated("recurring")),
     ((rf"(?P<anchor>[가-힣A-Za-z0-9]+(?:\s+(?!\d|{_KO_OFFSET_WORDS})[가-힣A-Za-z0-9]+)?)\s+"
       rf"(?P<off>(?:\d+\s*(?:일|주)|{_KO_OFFSET_WORDS})\s*)?(?:전까지|전에|전날|직전|당일)"), _undated("event")),
-    (r"다음\s*(?:회의|미팅|스프린트|정기\s*회의)\s*(?:때|전|까지)?", _undated("event")),
+    # the next meeting, also when its week is said ("다음 주 회의 때"): an event, not a week-only deadline
+    (r"다음\s*(?:주\s*)?(?:회의|미팅|스프린트|정기\s*회의)\s*(?:때|전|까지)?", _undated("event")),
     ((r"(?<![\d.])\d{1,3}\s*(?:일|주|달|개월|시간)\s*(?:안에|이내|내에|내로|동안|정도|만에|간|후|뒤)"
       r"|(?:한|두|세|네)\s*(?:달|주|시간)\s*(?:안에|이내|내에|동안|정도|후|뒤)"), _undated("duration")),
     # "6/12까지", "by 6/12": a numeric month/day, only where it reads as a date.
@@ -317,7 +318,7 @@ _ENGLISH: list[tuple[str, _Resolver]] = [
       r"\b(?:before|ahead\s+of)\s+"
       r"(?P<anchor>(?:it|we|they|the|our|this)\b[\w\s-]{0,30}?)(?=[.,;!?]|$)"
       r"|\bon\s+(?:launch|release|go-live)\s+day\b"
-      r"|\bby\s+the\s+next\s+(?:meeting|sprint|sync)\b)"), _undated("event")),
+      r"|\bby\s+(?:the\s+next|next\s+week's)\s+(?:meeting|sprint|sync)\b)"), _undated("event")),
     # "three days before, so the Friday": the event was named just before (no anchor here).
     ((rf"(?i:\b(?P<enoff>(?:a|an|one|{_EN_NUM})\s+(?:days?|weeks?))\s+(?:before|earlier)\b"
       r"(?=\s*(?:[.,;!?]|$)))"), _undated("event")),
