@@ -135,3 +135,26 @@ def test_a_request_naming_two_people_words_each_task_from_their_own_clause():
     assert items, "the technical review is an item of 박서준's"
     assert all("답변서" not in a.task for a in items), [a.task for a in items]
     assert any("기술 항목" in a.task for a in items), [a.task for a in items]
+
+
+def test_the_stored_record_dates_a_deadline_by_an_event_of_the_series_earlier_meeting():
+    # Meeting 1 dates the launch; a week later "출시 2주 전까지" in meeting 2 takes that date.
+    store = InMemoryRepository()
+    first, second = datetime(2026, 10, 13, 1, 0, tzinfo=UTC), datetime(2026, 10, 20, 1, 0, tzinfo=UTC)
+
+    def lines(start: datetime, *pairs: tuple[str, str]) -> list[Utterance]:
+        return [Utterance(id=i, speaker_id=n, speaker_name=n, text=t, absolute_timestamp=start + timedelta(seconds=10 * i))
+                for i, (n, t) in enumerate(pairs, start=1)]
+
+    async def run() -> object:
+        await store.ensure_meeting("m1", series_id="s", started_at=first)
+        await store.append_utterances("m1", lines(first, ("주형석", "좋아요. 출시는 11월 5일 목요일로 갑니다.")))
+        await record_meeting(store, "m1")
+        await store.ensure_meeting("m2", series_id="s", started_at=second)
+        await store.append_utterances("m2", lines(second, ("권다솜", "소스 발주 얘기 하죠."),
+                                                  ("하유진", "발주는 제가 출시 2주 전까지 넣을게요.")))
+        return await record_meeting(store, "m2")
+
+    record = asyncio.run(run())
+    [item] = [a for a in record.action_items if a.owner == "하유진"]
+    assert item.due_date == date(2026, 10, 22)

@@ -17,7 +17,7 @@ import asyncio
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
-from datetime import datetime, tzinfo
+from datetime import date, datetime, tzinfo
 from typing import Protocol
 
 import structlog
@@ -71,7 +71,9 @@ async def record_meeting(store: RecordStore, meeting_id: str, *, llm: LLMClient 
         if llm is not None:
             record = await extract_record_with_llm(llm, meeting_id, info.series_id, info.started_at, utterances)
         else:
-            record = await asyncio.to_thread(extract_record, meeting_id, info.series_id, info.started_at, utterances)
+            earlier = await earlier_meetings(store, info)
+            record = await asyncio.to_thread(extract_record, meeting_id, info.series_id, info.started_at, utterances,
+                                             earlier=earlier)
     except ModelLoadError as exc:
         # The record's fitted weights are missing or damaged: the meeting is kept, without its
         # record; the error names the command that rebuilds them.
@@ -81,6 +83,18 @@ async def record_meeting(store: RecordStore, meeting_id: str, *, llm: LLMClient 
     logger.info("meeting_record_saved", meeting_id=meeting_id, mode=record.mode, decisions=len(record.decisions),
                 action_items=len(record.action_items), pending=len(record.pending_items))
     return record
+
+
+EARLIER_MEETINGS = 4  # the series' latest finished meetings whose dated events a deadline may hang on
+
+
+async def earlier_meetings(store: RecordStore, info: MeetingInfo) -> list[tuple[date, list[Utterance]]]:
+    """(local date, turns) of the series' latest finished meetings before this one, oldest
+    first: "점검 전날까지" today takes the date last week's meeting gave 점검."""
+    records = sorted((r for r in await store.series_records(info.series_id)
+                      if r.meeting_id != info.id and r.started_at < info.started_at),
+                     key=lambda r: r.started_at)[-EARLIER_MEETINGS:]
+    return [(local_date(r.started_at, r.timezone), await store.get_utterances(r.meeting_id)) for r in records]
 
 
 async def series_ledger(store: RecordStore, series_id: str) -> SeriesLedger:

@@ -5,6 +5,7 @@ store when the meeting ends; extracted again on demand while it runs."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import date
 from typing import Literal
 
 from pydantic import AwareDatetime, Field
@@ -31,10 +32,13 @@ class MeetingRecord(MeetingClock):
 
 
 def extract_record(
-    meeting_id: str, series_id: str, started_at: AwareDatetime, utterances: Sequence[Utterance]
+    meeting_id: str, series_id: str, started_at: AwareDatetime, utterances: Sequence[Utterance],
+    *, earlier: Sequence[tuple[date, Sequence[Utterance]]] = (),
 ) -> MeetingRecord:
     """What the meeting settled; due dates resolve against its local start date. `started_at`
-    is on the meeting's own clock (as the store gives it back): its zone is the meeting's."""
+    is on the meeting's own clock (as the store gives it back): its zone is the meeting's.
+    `earlier` (local date, turns): the series' meetings before it, oldest first, where an event
+    a deadline hangs on may have been dated ("점검 전날까지" after last week's "점검은 10일로")."""
     turns = list(utterances)
     zone = zone_name(started_at)
     decisions = extract_decisions(meeting_id, turns, started_at)
@@ -43,7 +47,7 @@ def extract_record(
         meeting_id=meeting_id, series_id=series_id, started_at=started_at, timezone=zone,
         last_seq=turns[-1].id if turns else 0,
         decisions=decisions,
-        action_items=extract_action_items(meeting_id, turns, local_date(started_at, zone)),
+        action_items=extract_action_items(meeting_id, turns, local_date(started_at, zone), earlier=earlier),
         # One record: a line that settles a decision is not also left open (issue 19 item 5).
         pending_items=[p for p in extract_pending_items(meeting_id, turns) if p.seq not in settled],
     )
