@@ -34,6 +34,14 @@ def test_int8_vectors_are_close_to_float32(fp32, int8):
         assert (ours * reference).sum(1).min() > 0.99
 
 
+def test_int8_batching_changes_little(int8):
+    # Dynamic int8 scales a product's input by its range over the whole batch, so a text's vector
+    # moves a little with its batch-mates (float32 and bf16: not at all, test_e5_torch.py).
+    together = int8.embed_documents(SENTENCES)
+    alone = np.concatenate([int8.embed_documents([s]) for s in SENTENCES])
+    assert (together * alone).sum(1).min() > 0.99
+
+
 def test_int8_queries_find_their_passages(int8):
     passages = int8.embed_documents(SENTENCES[:4])
     queries = int8.embed_queries(
