@@ -217,6 +217,13 @@ def _asks(f: dict[str, float]) -> float:
     return max(f["ko_request"], f["ko_propositive"], f["en_request"], f["en_you_modal"])
 
 
+def promises_own_work(reading: TurnReading) -> bool:
+    """The line promises the speaker's own work ("I'll …", "I can …", "-ㄹ게요") and asks nobody
+    ("해 주시겠어요?" asks, for all its -겠-)."""
+    f = reading.features
+    return max(_will(f), f["en_first_can"]) > 0 and _asks(f) == 0
+
+
 def pair_row(c: Candidate, turns: Sequence[Utterance], readings: Sequence[TurnReading],
              meeting: MeetingFacts) -> list[float]:
     line, owner = c.line, c.owner

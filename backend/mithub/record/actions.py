@@ -28,7 +28,7 @@ import structlog
 from mithub.context.models import Utterance
 from mithub.errors import ModelLoadError
 from mithub.record import commitments as cue
-from mithub.record.action_features import Candidate, TurnReading
+from mithub.record.action_features import Candidate, TurnReading, promises_own_work
 from mithub.record.action_model import ActionModel, ScoredPair, load_action_model, score_meeting
 from mithub.record.dates import DateMention, resolve_date_expressions
 from mithub.record.due_dates import MeetingDates
@@ -155,11 +155,7 @@ def _item(pair: ScoredPair, turns: list[Utterance], readings: list[TurnReading],
 
 
 def _third_party_promise(turns: list[Utterance], readings: list[TurnReading], k: int, line: int, owner: str) -> bool:
-    from mithub.record.action_features import _asks, _will
-
-    f = readings[k].features
-    promises = max(_will(f), f["en_first_can"]) > 0 and _asks(f) == 0  # "I'll …", "I can …", not "해 주시겠어요?"
-    return turns[k].speaker_name not in (owner, turns[line].speaker_name) and promises
+    return turns[k].speaker_name not in (owner, turns[line].speaker_name) and promises_own_work(readings[k])
 
 
 def _segment(text: str, owner: str, commit: bool, reading: TurnReading, names: list[str]) -> str:
