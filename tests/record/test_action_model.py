@@ -11,14 +11,20 @@ from pathlib import Path
 import pytest
 
 from mithub.agent.decision_watch import record_meeting
+from mithub.agent.session import MeetingSession
+from mithub.config import ContextConfig
+from mithub.context.builder import ContextBuilder
 from mithub.context.extractive import scan_cues
 from mithub.context.models import Utterance
+from mithub.embedders import load_embedder
 from mithub.errors import ModelLoadError
 from mithub.record import action_model
 from mithub.record.action_features import FEATURE_NAMES
 from mithub.record.actions import extract_action_items
 from mithub.record.ledger import actions_document, build_ledger
-from mithub.record.meeting_record import extract_record
+from mithub.record.llm_record import _Action, _Answer, _accept
+from mithub.record.meeting_record import MeetingRecord, extract_record
+from mithub.record.models import ActionItem
 from mithub.record.action_training import train_actions
 from mithub.store.memory import InMemoryRepository
 
@@ -137,24 +143,69 @@ def test_a_request_naming_two_people_words_each_task_from_their_own_clause():
     assert any("기술 항목" in a.task for a in items), [a.task for a in items]
 
 
-def test_the_stored_record_dates_a_deadline_by_an_event_of_the_series_earlier_meeting():
-    # Meeting 1 dates the launch; a week later "출시 2주 전까지" in meeting 2 takes that date.
+FIRST, SECOND = datetime(2026, 10, 13, 1, 0, tzinfo=UTC), datetime(2026, 10, 20, 1, 0, tzinfo=UTC)
+
+
+def _lines(start: datetime, *pairs: tuple[str, str]) -> list[Utterance]:
+    return [Utterance(id=i, speaker_id=n, speaker_name=n, text=t, absolute_timestamp=start + timedelta(seconds=10 * i))
+            for i, (n, t) in enumerate(pairs, start=1)]
+
+
+async def _launch_dated_then_a_deadline_on_it() -> InMemoryRepository:
+    """Meeting 1 dates the launch and ends; meeting 2, a week later, hangs a deadline on it."""
     store = InMemoryRepository()
-    first, second = datetime(2026, 10, 13, 1, 0, tzinfo=UTC), datetime(2026, 10, 20, 1, 0, tzinfo=UTC)
+    await store.ensure_meeting("m1", series_id="s", started_at=FIRST)
+    await store.append_utterances("m1", _lines(FIRST, ("주형석", "좋아요. 출시는 11월 5일 목요일로 갑니다.")))
+    await record_meeting(store, "m1")
+    await store.ensure_meeting("m2", series_id="s", started_at=SECOND)
+    await store.append_utterances("m2", _lines(SECOND, ("권다솜", "소스 발주 얘기 하죠."),
+                                               ("하유진", "발주는 제가 출시 2주 전까지 넣을게요.")))
+    return store
 
-    def lines(start: datetime, *pairs: tuple[str, str]) -> list[Utterance]:
-        return [Utterance(id=i, speaker_id=n, speaker_name=n, text=t, absolute_timestamp=start + timedelta(seconds=10 * i))
-                for i, (n, t) in enumerate(pairs, start=1)]
 
-    async def run() -> object:
-        await store.ensure_meeting("m1", series_id="s", started_at=first)
-        await store.append_utterances("m1", lines(first, ("주형석", "좋아요. 출시는 11월 5일 목요일로 갑니다.")))
-        await record_meeting(store, "m1")
-        await store.ensure_meeting("m2", series_id="s", started_at=second)
-        await store.append_utterances("m2", lines(second, ("권다솜", "소스 발주 얘기 하죠."),
-                                                  ("하유진", "발주는 제가 출시 2주 전까지 넣을게요.")))
-        return await record_meeting(store, "m2")
-
-    record = asyncio.run(run())
+def _due_of_하유진(record) -> date | None:  # noqa: ANN001
     [item] = [a for a in record.action_items if a.owner == "하유진"]
-    assert item.due_date == date(2026, 10, 22)
+    return item.due_date
+
+
+def test_the_stored_record_dates_a_deadline_by_an_event_of_the_series_earlier_meeting():
+    # "출시 2주 전까지" in meeting 2 takes the date meeting 1 gave 출시 (11-05): 10-22.
+    async def run() -> object:
+        return await record_meeting(await _launch_dated_then_a_deadline_on_it(), "m2")
+
+    assert _due_of_하유진(asyncio.run(run())) == date(2026, 10, 22)
+
+
+def test_the_running_meetings_record_dates_it_too():
+    """What the template answers list during meeting 2 (MeetingSession.meeting_record) reads
+    the series' earlier meetings as the stored record does."""
+    builder = ContextBuilder(config=ContextConfig(), embedder=load_embedder())
+
+    async def run() -> tuple[object, object]:
+        store = await _launch_dated_then_a_deadline_on_it()
+        sessions = []
+        for _ in range(2):
+            session = MeetingSession(None, store, builder.new_transcript_index(),  # type: ignore[arg-type]
+                                     series_id="s", started_at=SECOND)
+            session.manager = type("M", (), {"meeting_id": "m2"})()
+            await session.sync_transcript()
+            sessions.append(session)
+        return await sessions[0].meeting_record(), await sessions[1].meeting_record(store)
+
+    alone, with_series = asyncio.run(run())
+    assert _due_of_하유진(alone) is None  # the launch is dated only in meeting 1
+    assert _due_of_하유진(with_series) == date(2026, 10, 22)
+
+
+def test_an_llm_items_deadline_on_an_event_takes_the_llm_free_records_date():
+    """The LLM names the item and its due words but cannot date an event: the date the
+    LLM-free record resolved for the same line and owner is kept (and only then)."""
+    turns = _lines(SECOND, ("권다솜", "소스 발주 얘기 하죠."), ("하유진", "발주는 제가 출시 2주 전까지 넣을게요."))
+    ours = ActionItem(meeting_id="m2", seq=2, owner="하유진", task="발주 넣기", due_text="출시 2주 전까지",
+                      due_date=date(2026, 10, 22), quote=turns[1].text, speaker="하유진", time=turns[1].absolute_timestamp)
+    answer = _Answer(action_items=[_Action(seq=2, owner="하유진", task="소스 발주", due_text="출시 2주 전까지"),
+                                   _Action(seq=1, owner="권다솜", task="발주 논의", due_text="출시 전")])
+    record = MeetingRecord(meeting_id="m2", series_id="s", started_at=SECOND, last_seq=2, mode="llm")
+    _accept(record, answer, {u.id: u for u in turns}, ["권다솜", "하유진"], SECOND.date(), "m2", {(2, "하유진"): ours})
+    assert [(a.owner, a.task, a.due_date) for a in record.action_items] == [
+        ("하유진", "소스 발주", date(2026, 10, 22)), ("권다솜", "발주 논의", None)]

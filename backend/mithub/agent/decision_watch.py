@@ -67,11 +67,12 @@ async def record_meeting(store: RecordStore, meeting_id: str, *, llm: LLMClient 
     utterances = await store.get_utterances(meeting_id)
     if info is None or not utterances:
         return None
+    earlier = await earlier_meetings(store, info)
     try:
         if llm is not None:
-            record = await extract_record_with_llm(llm, meeting_id, info.series_id, info.started_at, utterances)
+            record = await extract_record_with_llm(llm, meeting_id, info.series_id, info.started_at, utterances,
+                                                   earlier=earlier)
         else:
-            earlier = await earlier_meetings(store, info)
             record = await asyncio.to_thread(extract_record, meeting_id, info.series_id, info.started_at, utterances,
                                              earlier=earlier)
     except ModelLoadError as exc:

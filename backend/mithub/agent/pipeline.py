@@ -24,7 +24,7 @@ from mithub.agent.templates import retrieval_only_answer, template_answer
 from mithub.clock import Clock, utc_now
 from mithub.context.builder import ContextBuilder
 from mithub.context.formatting import format_context_as_system_prompt
-from mithub.context.models import AgentCallType, AgentContext
+from mithub.context.models import AgentCallType, AgentContext, Utterance
 from mithub.errors import LLMError, LLMOutputError
 from mithub.llm import LLMClient
 from mithub.llm.breaker import CircuitBreaker
@@ -34,7 +34,7 @@ from mithub.record.meeting_record import MeetingRecord
 from mithub.record.ledger import SeriesLedger, build_ledger
 from mithub.record.models import DecisionChange
 from mithub.observability import bind_log_context, record_agent_call
-from mithub.store.records import AgentCallRecord
+from mithub.store.records import AgentCallRecord, MeetingInfo
 from mithub.text import content_tokens
 
 logger = structlog.get_logger(__name__)
@@ -48,9 +48,16 @@ class AgentCallRecorder(Protocol):
 
 
 class ChangeSource(Protocol):
+    """The store's record side (mithub.agent.decision_watch.RecordStore reads the same)."""
+
     async def series_changes(self, series_id: str) -> list[DecisionChange]: ...
 
     async def series_records(self, series_id: str) -> list[MeetingRecord]: ...
+
+    async def meeting_info(self, meeting_id: str) -> MeetingInfo | None: ...
+
+    async def get_utterances(self, meeting_id: str, *, after_seq: int = 0, until_seq: int | None = None,
+                             limit: int | None = None) -> list[Utterance]: ...
 
 
 class AgentPipeline:
@@ -180,7 +187,7 @@ class AgentPipeline:
         past decisions it changed (from the store, when the pipeline has one)."""
         if call_type not in ("SUMMARY", "ACTION_EXTRACTION"):
             return None, []
-        record = await session.meeting_record()
+        record = await session.meeting_record(self._records)
         changes: list[DecisionChange] = []
         if self._records is not None and call_type == "SUMMARY":
             try:

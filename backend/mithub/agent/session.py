@@ -4,10 +4,12 @@ stored transcript, kept in step with the store before every call."""
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime
-
 from collections.abc import Callable
+from datetime import date, datetime
 
+import structlog
+
+from mithub.agent.decision_watch import RecordStore, earlier_meetings
 from mithub.context.manager import ContextManager
 from mithub.context.repository import MeetingRepository
 from mithub.context.models import Utterance
@@ -16,6 +18,7 @@ from mithub.memory.cache import CachedMeeting
 from mithub.record.meeting_record import MeetingRecord, extract_record
 
 Prepared = Callable[[str, str], CachedMeeting | None]
+logger = structlog.get_logger(__name__)
 
 
 class MeetingSession:
@@ -30,6 +33,7 @@ class MeetingSession:
         self.series_id = series_id
         self.started_at = started_at
         self._record: MeetingRecord | None = None
+        self._earlier: list[tuple[date, list[Utterance]]] | None = None
         self.repository = repository
         self.transcript = transcript
         self._prepared = prepared
@@ -59,14 +63,30 @@ class MeetingSession:
             fresh = fresh[held:]
         self.transcript.add(fresh)
 
-    async def meeting_record(self) -> MeetingRecord | None:
+    async def meeting_record(self, records: RecordStore | None = None) -> MeetingRecord | None:
         """What the meeting has settled so far (decisions, action items, pending items),
-        extracted from its transcript LLM-free; again only when new turns came in."""
+        extracted from its transcript LLM-free; again only when new turns came in. `records`:
+        the store of the series' finished meetings, whose dated events a deadline today may
+        hang on ("출시 2주 전까지"), as in the record stored when the meeting ends."""
         turns = self.transcript.utterances
         if not turns:
             return None
         if self._record is None or self._record.last_seq != turns[-1].id:
             started = self.started_at or turns[0].absolute_timestamp
+            earlier = await self._earlier_meetings(records)
             self._record = await asyncio.to_thread(
-                extract_record, self.meeting_id, self.series_id or self.meeting_id, started, turns)
+                extract_record, self.meeting_id, self.series_id or self.meeting_id, started, turns, earlier=earlier)
         return self._record
+
+    async def _earlier_meetings(self, records: RecordStore | None) -> list[tuple[date, list[Utterance]]]:
+        """The series' earlier meetings, read once: they are finished and do not change while
+        this one runs. Unreadable, the record goes on without them."""
+        if self._earlier is not None or records is None or self.series_id is None:
+            return self._earlier or []
+        try:
+            info = await records.meeting_info(self.meeting_id)
+            self._earlier = await earlier_meetings(records, info) if info is not None else []
+        except Exception as exc:  # noqa: BLE001 - deadlines on earlier events stay undated
+            logger.warning("earlier_meetings_unavailable", meeting_id=self.meeting_id, error=str(exc))
+            self._earlier = []
+        return self._earlier

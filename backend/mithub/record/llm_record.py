@@ -9,7 +9,7 @@ the LLM-free items (`record.actions`, `record.decisions`, `record.pending`)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import date, datetime
 
 import structlog
 from pydantic import BaseModel, Field
@@ -88,11 +88,12 @@ class _Answer(BaseModel):
 
 async def extract_record_with_llm(
     llm: LLMClient, meeting_id: str, series_id: str, started_at: datetime, utterances: Sequence[Utterance],
-    *, max_tokens: int = 512,
+    *, max_tokens: int = 512, earlier: Sequence[tuple[date, Sequence[Utterance]]] = (),
 ) -> MeetingRecord:
-    """The record from the model, window by window; the LLM-free record where it fails."""
+    """The record from the model, window by window; the LLM-free record where it fails.
+    `earlier`: the series' meetings before it, as `extract_record` takes them."""
     turns = list(utterances)
-    fallback = extract_record(meeting_id, series_id, started_at, turns)
+    fallback = extract_record(meeting_id, series_id, started_at, turns, earlier=earlier)
     record = MeetingRecord(meeting_id=meeting_id, series_id=series_id, started_at=started_at,
                            last_seq=fallback.last_seq, mode="llm")
     names = sorted({u.speaker_name for u in turns})
@@ -106,7 +107,8 @@ async def extract_record_with_llm(
             record.action_items += [a for a in fallback.action_items if a.seq in seqs]
             record.pending_items += [p for p in fallback.pending_items if p.seq in seqs]
             continue
-        _accept(record, answer, {u.id: u for u in window}, names, local_date(started_at, started_at.tzinfo), meeting_id)
+        _accept(record, answer, {u.id: u for u in window}, names, local_date(started_at, started_at.tzinfo), meeting_id,
+                {(a.seq, a.owner): a for a in fallback.action_items if a.seq in seqs})
     return record
 
 
@@ -121,8 +123,10 @@ async def _ask(llm: LLMClient, window: list[Utterance], max_tokens: int) -> _Ans
 
 
 def _accept(record: MeetingRecord, answer: _Answer, by_seq: dict[int, Utterance], names: list[str],
-            meeting_date, meeting_id: str) -> None:  # noqa: ANN001
-    """Keep what cites a turn of the window; owners are participants, dates are ours."""
+            meeting_date, meeting_id: str, extracted: dict[tuple[int, str], ActionItem]) -> None:  # noqa: ANN001
+    """Keep what cites a turn of the window; owners are participants, dates are ours: a
+    deadline the line itself does not date (an event, "출시 2주 전까지", or a date on the
+    next line) takes the date the LLM-free record gave the same line and owner."""
     for d in answer.decisions:
         u = by_seq.get(d.seq)
         if u is not None and d.value.strip():
@@ -138,9 +142,13 @@ def _accept(record: MeetingRecord, answer: _Answer, by_seq: dict[int, Utterance]
         said = [m for m in resolve_date_expressions(u.text, meeting_date) if m.date is not None]
         due = next((m for m in said if a.due_text and (m.text in a.due_text or a.due_text in m.text)), None)
         due = due or (said[0] if said and a.due_text else None)
+        ours = extracted.get((u.id, owner))
+        due_text, due_date = (due.text, due.date) if due else (a.due_text or None, None)
+        if due is None and a.due_text and ours is not None and ours.due_date is not None:
+            due_text, due_date = ours.due_text, ours.due_date
         record.action_items.append(ActionItem(
             meeting_id=meeting_id, seq=u.id, owner=owner, task=a.task.strip()[:300],
-            due_text=due.text if due else (a.due_text or None), due_date=due.date if due else None,
+            due_text=due_text, due_date=due_date,
             quote=condense(u.text), speaker=u.speaker_name, time=u.absolute_timestamp))
     for p in answer.pending:
         u = by_seq.get(p.seq)
