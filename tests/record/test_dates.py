@@ -57,6 +57,11 @@ CASES = [
     ("Weekly vendor sync, Thursdays at two, until we're live.", MON, "Thursdays at two", None, "recurring"),
     ("Let's do it in two weeks.", MON, "in two weeks", None, "duration"),
     ("Please check it before it goes out.", MON, "before it goes out", None, "event"),
+    # A span counted in words is a duration like "3일 안에", not the meeting day it starts from.
+    ("샘플은 일주일 안에 받아 보겠습니다.", MON, "일주일 안에", None, "duration"),
+    ("이틀 뒤에 결과 공유드릴게요.", MON, "이틀 뒤에", None, "duration"),
+    ("I'll have the survey back two weeks from today.", MON, "two weeks from today", None, "duration"),
+    ("Can we close it at month-end?", MON, "month-end", date(2026, 5, 31), "month_end"),
 ]
 
 

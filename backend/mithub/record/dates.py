@@ -285,7 +285,8 @@ _KOREAN: list[tuple[str, _Resolver]] = [
     # the next meeting, also when its week is said ("다음 주 회의 때"): an event, not a week-only deadline
     (r"다음\s*(?:주\s*)?(?:회의|미팅|스프린트|정기\s*회의)\s*(?:때|전|까지)?", _undated("event")),
     ((r"(?<![\d.])\d{1,3}\s*(?:일|주|달|개월|시간)\s*(?:안에|이내|내에|내로|동안|정도|만에|간|후|뒤)"
-      r"|(?:한|두|세|네)\s*(?:달|주|시간)\s*(?:안에|이내|내에|동안|정도|후|뒤)"), _undated("duration")),
+      r"|(?:한|두|세|네)\s*(?:달|주|시간)\s*(?:안에|이내|내에|동안|정도|후|뒤)"
+      rf"|{_KO_OFFSET_WORDS}\s*(?:안에|이내|내에|내로|동안|만에|후|뒤)"), _undated("duration")),
     # "6/12까지", "by 6/12": a numeric month/day, only where it reads as a date.
     ((r"(?:(?<=\bby\s)|(?<=\bon\s)|(?<=\buntil\s)|(?<=\bdue\s)|(?<=\bbefore\s))"
       + _NUMERIC_MD.format(g="en")
@@ -312,8 +313,10 @@ _ENGLISH: list[tuple[str, _Resolver]] = [
     ((rf"(?i:\bevery\s+(?:{_EN_WD}|day|week|morning|other\s+week)\b{_EN_TIME}"
       rf"|\b(?:{_EN_WD})s\b(?:\s+at\s+(?:{_EN_NUM})(?:\s*[ap]\.?m\.?)?)?"
       r"|\bweekly\b|\bdaily\b|\beach\s+week\b)"), _undated("recurring")),
+    # "in three days", "two weeks from today": a span, not a day said (the README's durations)
     ((rf"(?i:\b(?:in|within|for)\s+(?:a|an|{_EN_NUM})"
-      r"\s+(?:days?|weeks?|months?|hours?)\b)"), _undated("duration")),
+      r"\s+(?:days?|weeks?|months?|hours?)\b"
+      rf"|\b(?:a|an|{_EN_NUM})\s+(?:days?|weeks?|months?)\s+from\s+(?:today|now)\b)"), _undated("duration")),
     ((rf"(?i:(?:\b(?:the\s+)?(?P<enoff>(?:a|an|one|{_EN_NUM})\s+(?:days?|weeks?)|day)\s+)?"
       r"\b(?:before|ahead\s+of)\s+"
       r"(?P<anchor>(?:it|we|they|the|our|this)\b[\w\s-]{0,30}?)(?=[.,;!?]|$)"
@@ -331,7 +334,7 @@ _ENGLISH: list[tuple[str, _Resolver]] = [
     ((r"(?i:\b(?:(?:the\s+)?end\s+of\s+)?(?P<which>this|next)\s+week\b"
       r"|\b(?:the\s+)?end\s+of\s+(?:the\s+)?week\b|\beow\b)"), _week),
     ((r"(?i:\b(?:the\s+)?end\s+of\s+"
-      rf"(?:(?P<which>this|next|the)\s+month|(?P<mon>{_EN_MON}))\b|\beom\b)"), _month_end_res),
+      rf"(?:(?P<which>this|next|the)\s+month|(?P<mon>{_EN_MON}))\b|\beom\b|\bmonth[\s-]end\b)"), _month_end_res),
     ((r"(?i:\b(?:(?:the\s+)?end\s+of\s+(?:the\s+)?day\s+|eod\s+)?"
       r"(?P<rel>day\s+after\s+tomorrow|tomorrow|today|tonight)"
       r"\b(?:\s+(?:morning|afternoon|evening|night))?"
