@@ -16,7 +16,7 @@ from mithub.cli import main
 
 from .conftest import EXAMPLES, makefile_setting, replay_with_calls
 
-# The demo's question in its third meeting (asked there too, its sixth line), about the GPU
+# The demo's question in its third meeting (asked there too, its seventh line), about the GPU
 # servers: four in the first meeting, three in the second (the change its facts file plants).
 QUESTION = makefile_setting("DEMO_QUESTION_3")
 THIRD = ("ko_product_planning_3", "demo-ko-3", "2026-05-18T10:00:00+09:00")
@@ -74,3 +74,12 @@ def test_afterwards_the_prompt_shows_the_mark_and_the_answer_is_the_live_one(thi
     items = {(i["meeting_id"], i["seq"]): i for i in after["context"]}
     assert "(changed on 2026-05-11 to " in items[("demo-ko-1", planted["meeting1_seq"])]["quote"]
     assert ("demo-ko-2", planted["seq"]) in items
+
+
+def test_a_deadline_on_the_beta_takes_the_date_the_second_meeting_moved_it_to(third, capsys):
+    """The third meeting's "베타 오픈 사흘 전까지": the beta was dated 7월 22일 in the first
+    meeting and moved to 8월 5일 in the second, so the item is due on 8월 2일."""
+    assert main(["actions", "--series", "demo-ko", "--database-url", third[0], "--json"]) == 0
+    actions = json.loads(capsys.readouterr().out)["actions"]
+    [item] = [a for a in actions if a["meeting_id"] == "demo-ko-3" and a["owner"] == "최민호"]
+    assert (item["due_text"], item["due_date"]) == ("베타 오픈 사흘 전까지", "2026-08-02")
