@@ -62,6 +62,17 @@ CASES = [
     ("이틀 뒤에 결과 공유드릴게요.", MON, "이틀 뒤에", None, "duration"),
     ("I'll have the survey back two weeks from today.", MON, "two weeks from today", None, "duration"),
     ("Can we close it at month-end?", MON, "month-end", date(2026, 5, 31), "month_end"),
+    # A month said with "within" is its last day, as "5월 안에" and "월말" are.
+    ("이번 달 안으로 마무리하겠습니다.", MON, "이번 달 안으로", date(2026, 5, 31), "month_end"),
+    ("이달 중에 보내 드릴게요.", MON, "이달 중에", date(2026, 5, 31), "month_end"),
+    ("다음 달 중으로 정리하죠.", MON, "다음 달 중으로", date(2026, 6, 30), "month_end"),
+    ("12일 자정까지 올릴게요.", MON, "12일", date(2026, 5, 12), "day"),
+    ("5/15(금)까지 드릴게요.", MON, "5/15(금)", date(2026, 5, 15), "date"),
+    # The week after the weekday: the next week's Wednesday, not this week's.
+    ("Can you send it by Wednesday next week?", MON, "Wednesday next week", date(2026, 5, 13), "weekday"),
+    ("The review is Tuesday of next week.", MON, "Tuesday of next week", date(2026, 5, 12), "weekday"),
+    ("I'll file it by 12 June.", MON, "12 June", date(2026, 6, 12), "date"),
+    ("Let's have it by the 3rd of June.", MON, "the 3rd of June", date(2026, 6, 3), "date"),
 ]
 
 
@@ -80,6 +91,7 @@ def test_expression_resolves_against_the_meeting_date(text, reference, said, res
     "지금 주문 들어온 것만 처리하죠.",          # "금 주" inside words is not 이번 주
     "I'll take the first week, since I know it best.",  # "the first week" is no day of month
     "It may be slower than we thought.",
+    "The 3 may be enough, the 2 of us can cover it.",  # a count before the verb "may" is no date
 ])
 def test_no_date_where_none_was_said(text):
     assert [m for m in resolve_date_expressions(text, MON) if m.date is not None] == []

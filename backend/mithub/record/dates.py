@@ -195,7 +195,7 @@ def _day(m: re.Match[str], ref: date, hint: int | None) -> _Resolved:
 def _weekday(m: re.Match[str], ref: date, hint: int | None) -> _Resolved:
     word = m["wd"].lower()
     weekday = KO_WEEKDAYS.index(word) if word in KO_WEEKDAYS else EN_WEEKDAYS.index(word)
-    which = (m.groupdict().get("which") or "").lower()
+    which = (m.groupdict().get("which") or m.groupdict().get("weekafter") or "").lower()
     if m.groupdict().get("past") or which == "last":
         # "지난 수요일", "last Friday": the latest such day before the reference (told of the
         # past, never the next one); "지난주 금요일" is a week back (below).
@@ -258,6 +258,7 @@ _EN_WD = "|".join(EN_WEEKDAYS)
 _EN_TIME = (r"(?:\s+(?:at\s+)?(?:\d{1,2}(?::\d{2})?\s*[ap]\.?m\.?|noon|\d{1,2}:\d{2})"
             r"|\s+(?:morning|afternoon|evening|night))?")
 _EN_MON = "|".join(sorted(EN_MONTHS, key=len, reverse=True))
+_EN_MON_NOT_MAY = "|".join(sorted((m for m in EN_MONTHS if m != "may"), key=len, reverse=True))
 _EN_ORD = "|".join(sorted(EN_ORDINAL_DAY, key=len, reverse=True))
 _EN_NUM = "|".join(EN_NUMBER_WORDS) + r"|\d{1,2}"
 # A bare ordinal is a day only when the sentence moves on after it ("by the 5th."), not in
@@ -269,7 +270,8 @@ _NUMERIC_MD = r"(?P<{g}mon>1[0-2]|0?[1-9])/(?P<{g}day>3[01]|[12]\d|0?[1-9])(?![\
 KO_OFFSET_DAYS = {"하루": 1, "이틀": 2, "사흘": 3, "나흘": 4, "닷새": 5, "엿새": 6, "일주일": 7, "열흘": 10,
                   "보름": 15, "한 주": 7, "두 주": 14, "세 주": 21}
 _KO_OFFSET_WORDS = "(?:" + "|".join(w.replace(" ", r"\s*") for w in KO_OFFSET_DAYS) + ")"
-_KO_DAY_FOLLOWS = r"(?=\s*(?:까지|에(?!\s*안|서)|부터|전|날|자(?![가-힣])|오전|오후|그대로|이요|이에요))"
+_KO_DAY_FOLLOWS = (r"(?=\s*(?:까지|에(?!\s*안|서)|부터|전|날|자(?![가-힣])|오전|오후|그대로|이요|이에요"
+                   r"|자정|정오|아침|점심|저녁|밤))")
 _KO_NOT_A_DAY = r"(?<![\d.])(?<!월 )(?<!기본 )(?<!최대 )(?<!최소 )"
 
 # (pattern, resolver): at overlapping places the longest match wins, then the earlier entry.
@@ -290,7 +292,7 @@ _KOREAN: list[tuple[str, _Resolver]] = [
     # "6/12까지", "by 6/12": a numeric month/day, only where it reads as a date.
     ((r"(?:(?<=\bby\s)|(?<=\bon\s)|(?<=\buntil\s)|(?<=\bdue\s)|(?<=\bbefore\s))"
       + _NUMERIC_MD.format(g="en")
-      + r"|(?<![\d/])" + _NUMERIC_MD.format(g="ko") + r"(?=\s*(?:까지|에|일))"), _numeric_month_day),
+      + r"|(?<![\d/])" + _NUMERIC_MD.format(g="ko") + rf"(?:\s*\({_KWD}\))?(?=\s*(?:까지|에|일))"), _numeric_month_day),
     ((rf"(?P<mon>\d{{1,2}})\s*월\s*(?P<day>\d{{1,2}})\s*일(?:\s*{_KWD}요일)?"
       rf"{_KO_TIME}{_KO_WITHIN}"), _month_day),
     (rf"(?:다음|담)\s*달\s*(?P<day>\d{{1,2}})\s*일(?:\s*{_KWD}요일)?{_KO_TIME}", _next_month_day),
@@ -303,7 +305,8 @@ _KOREAN: list[tuple[str, _Resolver]] = [
       r"\s*(?:째\s*)?주"), _week_of_month_res),
     (rf"{_KO_WHICH}\s*주(?:\s*(?:안에|안으로|중에|중으로|내로|내에|중|말|까지))?", _week),
     ((r"(?P<mon>\d{1,2})\s*월\s*(?:말(?!씀)|안에|중에)"
-      r"|(?P<which>이번|다음|담)\s*달\s*(?:말일?|안에)|이달\s*말일?|월말|말일"), _month_end_res),
+      r"|(?P<which>이번|다음|담)\s*달\s*(?:말일?|안에|안으로|중에|중으로|내로|내에)"
+      r"|이달\s*(?:말일?|안에|안으로|중에|중으로|내로|내에)|월말|말일"), _month_end_res),
     (r"(?:이번\s*)?분기\s*(?:말|안에|내)|연말|올해\s*(?:말|안에)", _period_end),
     # not inside a word: "끝낼게요", "보낼게요" say no 낼 (tomorrow)
     (rf"(?<![가-힣])(?P<rel>내일\s*모레|내일|낼|모레|글피|오늘|금일){_KO_TIME}{_KO_WITHIN}", _relative_day),
@@ -329,8 +332,12 @@ _ENGLISH: list[tuple[str, _Resolver]] = [
       rf"(?P<day>{_EN_ORD}|\d{{1,2}}(?:st|nd|rd|th)?)\b)"), _month_day),
     ((rf"(?i:\bthe\s+(?P<day>{_EN_ORD}|\d{{1,2}}(?:st|nd|rd|th))"
       rf"\s+of\s+(?P<mon>{_EN_MON})\b)"), _month_day),
+    # "12 November", "3rd of June" (day first); "may" only capitalised, else it is the verb
+    ((rf"(?i:\b(?P<day>\d{{1,2}}(?:st|nd|rd|th)?)\s+(?:of\s+)?)"
+      rf"(?P<mon>(?i:{_EN_MON_NOT_MAY})\b\.?|May\b)"), _month_day),
     (rf"(?i:\bthe\s+(?P<day>{_EN_ORD}|\d{{1,2}}(?:st|nd|rd|th)){_EN_DAY_END})", _day),
-    (rf"(?i:\b(?:(?P<which>this|next|last)\s+)?(?P<wd>{_EN_WD})\b(?!s){_EN_TIME})", _weekday),
+    ((rf"(?i:\b(?:(?P<which>this|next|last)\s+)?(?P<wd>{_EN_WD})\b(?!s){_EN_TIME}"
+      r"(?:,?\s+(?:of\s+)?(?P<weekafter>this|next)\s+week\b)?)"), _weekday),
     ((r"(?i:\b(?:(?:the\s+)?end\s+of\s+)?(?P<which>this|next)\s+week\b"
       r"|\b(?:the\s+)?end\s+of\s+(?:the\s+)?week\b|\beow\b)"), _week),
     ((r"(?i:\b(?:the\s+)?end\s+of\s+"
