@@ -17,6 +17,7 @@ from mithub.context.builder import ContextBuilder
 from mithub.context.extractive import scan_cues
 from mithub.context.models import Utterance
 from mithub.embedders import load_embedder
+from mithub.minutes.compose import compose_minutes
 from mithub.errors import ModelLoadError
 from mithub.record import action_model
 from mithub.record.action_features import FEATURE_NAMES
@@ -195,6 +196,16 @@ def test_the_running_meetings_record_dates_it_too():
     alone, with_series = asyncio.run(run())
     assert _due_of_하유진(alone) is None  # the launch is dated only in meeting 1
     assert _due_of_하유진(with_series) == date(2026, 10, 22)
+
+
+def test_the_running_meetings_minutes_date_it_too():
+    """The recap page and the API compose a running meeting's minutes from a record extracted
+    at the view: the same due date as the record stored at its end."""
+    async def run() -> object:
+        return await compose_minutes(await _launch_dated_then_a_deadline_on_it(), "m2")
+
+    [item] = [a for a in asyncio.run(run()).action_items if a.owner == "하유진"]
+    assert item.due == date(2026, 10, 22)
 
 
 def test_an_llm_items_deadline_on_an_event_takes_the_llm_free_records_date():

@@ -32,7 +32,7 @@ from mithub.observability import record_change_check, record_decision_change
 from mithub.record.changes import ChangeDetector, PairCheck
 from mithub.record.ledger import SeriesLedger, build_ledger
 from mithub.record.llm_record import extract_record_with_llm
-from mithub.record.meeting_record import MeetingRecord, extract_record
+from mithub.record.meeting_record import MeetingRecord, earlier_meetings, extract_record
 from mithub.record.models import Decision, DecisionChange
 from mithub.store.records import MeetingInfo
 from mithub.text import has_hangul
@@ -67,7 +67,7 @@ async def record_meeting(store: RecordStore, meeting_id: str, *, llm: LLMClient 
     utterances = await store.get_utterances(meeting_id)
     if info is None or not utterances:
         return None
-    earlier = await earlier_meetings(store, info)
+    earlier = await earlier_meetings(store, info.series_id, meeting_id, info.started_at)
     try:
         if llm is not None:
             record = await extract_record_with_llm(llm, meeting_id, info.series_id, info.started_at, utterances,
@@ -84,18 +84,6 @@ async def record_meeting(store: RecordStore, meeting_id: str, *, llm: LLMClient 
     logger.info("meeting_record_saved", meeting_id=meeting_id, mode=record.mode, decisions=len(record.decisions),
                 action_items=len(record.action_items), pending=len(record.pending_items))
     return record
-
-
-EARLIER_MEETINGS = 4  # the series' latest finished meetings whose dated events a deadline may hang on
-
-
-async def earlier_meetings(store: RecordStore, info: MeetingInfo) -> list[tuple[date, list[Utterance]]]:
-    """(local date, turns) of the series' latest finished meetings before this one, oldest
-    first: "점검 전날까지" today takes the date last week's meeting gave 점검."""
-    records = sorted((r for r in await store.series_records(info.series_id)
-                      if r.meeting_id != info.id and r.started_at < info.started_at),
-                     key=lambda r: r.started_at)[-EARLIER_MEETINGS:]
-    return [(local_date(r.started_at, r.timezone), await store.get_utterances(r.meeting_id)) for r in records]
 
 
 async def series_ledger(store: RecordStore, series_id: str) -> SeriesLedger:

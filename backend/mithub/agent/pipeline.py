@@ -34,7 +34,7 @@ from mithub.record.meeting_record import MeetingRecord
 from mithub.record.ledger import SeriesLedger, build_ledger
 from mithub.record.models import DecisionChange
 from mithub.observability import bind_log_context, record_agent_call
-from mithub.store.records import AgentCallRecord, MeetingInfo
+from mithub.store.records import AgentCallRecord
 from mithub.text import content_tokens
 
 logger = structlog.get_logger(__name__)
@@ -48,13 +48,9 @@ class AgentCallRecorder(Protocol):
 
 
 class ChangeSource(Protocol):
-    """The store's record side (mithub.agent.decision_watch.RecordStore reads the same)."""
-
     async def series_changes(self, series_id: str) -> list[DecisionChange]: ...
 
     async def series_records(self, series_id: str) -> list[MeetingRecord]: ...
-
-    async def meeting_info(self, meeting_id: str) -> MeetingInfo | None: ...
 
     async def get_utterances(self, meeting_id: str, *, after_seq: int = 0, until_seq: int | None = None,
                              limit: int | None = None) -> list[Utterance]: ...

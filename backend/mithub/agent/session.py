@@ -9,13 +9,12 @@ from datetime import date, datetime
 
 import structlog
 
-from mithub.agent.decision_watch import RecordStore, earlier_meetings
 from mithub.context.manager import ContextManager
 from mithub.context.repository import MeetingRepository
 from mithub.context.models import Utterance
 from mithub.context.transcript_index import TranscriptIndex
 from mithub.memory.cache import CachedMeeting
-from mithub.record.meeting_record import MeetingRecord, extract_record
+from mithub.record.meeting_record import EarlierSource, MeetingRecord, earlier_meetings, extract_record
 
 Prepared = Callable[[str, str], CachedMeeting | None]
 logger = structlog.get_logger(__name__)
@@ -63,7 +62,7 @@ class MeetingSession:
             fresh = fresh[held:]
         self.transcript.add(fresh)
 
-    async def meeting_record(self, records: RecordStore | None = None) -> MeetingRecord | None:
+    async def meeting_record(self, records: EarlierSource | None = None) -> MeetingRecord | None:
         """What the meeting has settled so far (decisions, action items, pending items),
         extracted from its transcript LLM-free; again only when new turns came in. `records`:
         the store of the series' finished meetings, whose dated events a deadline today may
@@ -78,14 +77,14 @@ class MeetingSession:
                 extract_record, self.meeting_id, self.series_id or self.meeting_id, started, turns, earlier=earlier)
         return self._record
 
-    async def _earlier_meetings(self, records: RecordStore | None) -> list[tuple[date, list[Utterance]]]:
+    async def _earlier_meetings(self, records: EarlierSource | None) -> list[tuple[date, list[Utterance]]]:
         """The series' earlier meetings, read once: they are finished and do not change while
         this one runs. Unreadable, the record goes on without them."""
         if self._earlier is not None or records is None or self.series_id is None:
             return self._earlier or []
         try:
-            info = await records.meeting_info(self.meeting_id)
-            self._earlier = await earlier_meetings(records, info) if info is not None else []
+            started = self.started_at or self.transcript.utterances[0].absolute_timestamp
+            self._earlier = await earlier_meetings(records, self.series_id, self.meeting_id, started)
         except Exception as exc:  # noqa: BLE001 - deadlines on earlier events stay undated
             logger.warning("earlier_meetings_unavailable", meeting_id=self.meeting_id, error=str(exc))
             self._earlier = []

@@ -35,7 +35,7 @@ from mithub.minutes.models import (
     PreviousDecision,
 )
 from mithub.minutes.polish import polish_summaries
-from mithub.record.meeting_record import MeetingRecord, extract_record
+from mithub.record.meeting_record import MeetingRecord, earlier_meetings, extract_record
 from mithub.record.models import Decision, DecisionChange
 from mithub.store.records import MeetingInfo
 from mithub.text import has_hangul
@@ -76,7 +76,7 @@ async def compose_minutes(repository: MinutesStore, meeting_id: str, *, llm: LLM
     records = await repository.series_records(info.series_id)
     record = next((r for r in records if r.meeting_id == meeting_id), None)
     if record is None and turns:
-        record = await _running_record(meeting_id, info, turns)
+        record = await _running_record(repository, meeting_id, info, turns)
     changes = [c for c in await repository.series_changes(info.series_id)
                if c.meeting_id == meeting_id and not c.candidate]
     past = {r.meeting_id: r for r in records if r.meeting_id != meeting_id}
@@ -106,13 +106,16 @@ _RUNNING_RECORDS: OrderedDict[str, tuple[tuple[int, int], MeetingRecord]] = Orde
 RUNNING_RECORDS_KEPT = 16
 
 
-async def _running_record(meeting_id: str, info: MeetingInfo, turns: list[Utterance]) -> MeetingRecord:
+async def _running_record(repository: MinutesStore, meeting_id: str, info: MeetingInfo, turns: list[Utterance]
+                          ) -> MeetingRecord:
     key = (len(turns), turns[-1].id)
     held = _RUNNING_RECORDS.get(meeting_id)
     if held is not None and held[0] == key:
         _RUNNING_RECORDS.move_to_end(meeting_id)
         return held[1]
-    record = await asyncio.to_thread(extract_record, meeting_id, info.series_id, info.started_at, turns)
+    earlier = await earlier_meetings(repository, info.series_id, meeting_id, info.started_at)
+    record = await asyncio.to_thread(extract_record, meeting_id, info.series_id, info.started_at, turns,
+                                     earlier=earlier)
     _RUNNING_RECORDS[meeting_id] = (key, record)
     while len(_RUNNING_RECORDS) > RUNNING_RECORDS_KEPT:
         _RUNNING_RECORDS.popitem(last=False)

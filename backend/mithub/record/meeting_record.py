@@ -5,8 +5,8 @@ store when the meeting ends; extracted again on demand while it runs."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import date
-from typing import Literal
+from datetime import date, datetime
+from typing import Literal, Protocol
 
 from pydantic import AwareDatetime, Field
 
@@ -51,3 +51,27 @@ def extract_record(
         # One record: a line that settles a decision is not also left open (issue 19 item 5).
         pending_items=[p for p in extract_pending_items(meeting_id, turns) if p.seq not in settled],
     )
+
+
+EARLIER_MEETINGS = 4  # the series' latest finished meetings whose dated events a deadline may hang on
+
+
+class EarlierSource(Protocol):
+    """The store as `earlier_meetings` reads it (the SQL and in-memory repositories both are one)."""
+
+    async def series_records(self, series_id: str) -> list[MeetingRecord]: ...
+
+    async def get_utterances(self, meeting_id: str, *, after_seq: int = 0, until_seq: int | None = None,
+                             limit: int | None = None) -> list[Utterance]: ...
+
+
+async def earlier_meetings(store: EarlierSource, series_id: str, meeting_id: str, started_at: datetime
+                           ) -> list[tuple[date, list[Utterance]]]:
+    """(local date, turns) of the series' latest finished meetings before this one, oldest
+    first, as `extract_record(earlier=)` takes them: "점검 전날까지" today takes the date last
+    week's meeting gave 점검. The stored record, the running meeting's record and the running
+    meeting's minutes all read them, so the three give an item the same due date."""
+    records = sorted((r for r in await store.series_records(series_id)
+                      if r.meeting_id != meeting_id and r.started_at < started_at),
+                     key=lambda r: r.started_at)[-EARLIER_MEETINGS:]
+    return [(local_date(r.started_at, r.timezone), await store.get_utterances(r.meeting_id)) for r in records]
