@@ -72,6 +72,10 @@ def test_budget_the_recent_turns_leave_goes_to_the_transcript_excerpts(meeting, 
     asked = []
     search = index.search
     monkeypatch.setattr(index, "search", lambda query, **kw: asked.append(kw["budget_tokens"]) or search(query, **kw))
+    # Three recent turns, so that they leave part of their share whatever this meeting's last
+    # ten turns cost (the share depends on the current topic, which the detector sets).
+    l0 = manager.get_l0_utterances
+    monkeypatch.setattr(manager, "get_l0_utterances", lambda limit=None: l0(limit)[-3:])
     ctx = builder.build_context("IMMEDIATE_RESPONSE", manager, "Q3 클라우드 예산은 얼마로 확정했나요?",
                                 transcript=index)
     parts = ctx.token_budget - builder._overhead(manager, "IMMEDIATE_RESPONSE", ctx.participants, ctx.speaker_roles)

@@ -252,7 +252,9 @@ class ContextBuilder:
             # what is left, so the meeting's first topics are cut, not dropped, for the last.
             room = budget - used if query else (budget - used) // (len(ranked) - i)
             if cost > room:
-                segment = self._compress(segment, room)
+                # A summary of the whole meeting names every topic: one left no room for its
+                # summary keeps its title line (a meeting with many topics, a tight budget).
+                segment = self._compress(segment, room) or (None if query else self._title_only(segment, room))
                 if segment is None:
                     continue
                 cost = self._segment_cost(segment)
@@ -272,6 +274,11 @@ class ContextBuilder:
                 self._segment_costs.clear()
             self._segment_costs[key] = cost
         return cost
+
+    def _title_only(self, segment: TopicSegment, room: int) -> TopicSegment | None:
+        bare = segment.model_copy(update={"summary": "", "key_points": [], "key_decisions": [], "pending_items": [],
+                                          "action_items": [], "participants": [], "keywords": []})
+        return bare if self._segment_cost(bare) <= room else None
 
     def _compress(self, segment: TopicSegment, room: int) -> TopicSegment | None:
         if room < 60:

@@ -1,7 +1,7 @@
 """Features of a candidate topic boundary, computed online (topics/boundary.py learns from them).
 
 A candidate is a turn i: "a new topic starts at i". Its features look at most RIGHT_TURNS turns
-ahead (i .. i+RIGHT_TURNS-1) and LEFT_TURNS turns back, plus running per-meeting summaries of
+ahead (i .. i+RIGHT_TURNS-1) and LEFT_TURNS (term windows: LEFT_HISTORY) turns back, plus running per-meeting summaries of
 everything before i (a decayed topic memory, channel statistics, speaker counts). Every feature
 is scale-free: a similarity, a share, a z-score against this meeting's own values, or a turn's
 own property, so one model serves a 60-turn team meeting with 12-turn topics and a 1,000-turn
@@ -11,6 +11,9 @@ hearing with 200-turn topics. Why each feature is there:
   and the w turns from i (TextTiling on embeddings, at several scales because topics last from
   ten to hundreds of turns);
 - `lex_w`: the same with content-word bags (kiwi morphemes for Korean): lexical cohesion;
+- `emb_tW`, `lex_tW` (W = 64 .. 256 content terms): the same over the turns that hold about W
+  content terms on each side, so a window spans the same amount of talk in a hearing of
+  speeches and in a design meeting of quick exchanges (the right side never beyond RIGHT_TURNS);
 - `mem_emb`, `mem_lex`, `mem_spk`: the next 8 turns against a decayed memory of the whole
   meeting so far whose half-life grows with the meeting (topics/shift_memory.py): is this new
   with respect to the current topic, not only the last few turns;
@@ -48,6 +51,12 @@ RIGHT_TURNS = 16
 LEFT_TURNS = 16
 EMBEDDING_SCALES = (2, 4, 8, 16)
 LEXICAL_SCALES = (4, 8, 16)
+# Windows counted in content terms (emb_t<W>, lex_t<W>): a QMSum topic lasts 28 turns in a hearing
+# and 105-181 in a design or research meeting, but 300-800 content terms in all three. The right
+# side stops at the online lookahead (RIGHT_TURNS), the left at LEFT_HISTORY turns already said.
+EMBEDDING_TERMS = (64, 128, 256)
+LEXICAL_TERMS = (128, 256)
+LEFT_HISTORY = 64
 MEMORY_WINDOW = 8
 SPEAKER_WINDOW = 8
 NEAR_TURNS = 2
@@ -62,14 +71,20 @@ STATE_VERSION = 1
 DENSITY_PRIOR = 1.5
 DENSITY_PRIOR_TURNS = 5.0
 
-BASE_FEATURES: tuple[str, ...] = (
-    *(f"emb_{w}" for w in EMBEDDING_SCALES),
-    *(f"lex_{w}" for w in LEXICAL_SCALES),
-    "mem_emb", "mem_lex", "mem_spk",
-    *(f"z_{name}" for name in Z_SOURCES),
-    "spk_8", "speaker_change", "chair_opens", "new_speakers",
-    "cue", "cue_near", "decision_before", "substance", "substance_gain", "early",
-)
+def base_feature_names() -> tuple[str, ...]:
+    return (
+        *(f"emb_{w}" for w in EMBEDDING_SCALES),
+        *(f"lex_{w}" for w in LEXICAL_SCALES),
+        *(f"emb_t{w}" for w in EMBEDDING_TERMS),
+        *(f"lex_t{w}" for w in LEXICAL_TERMS),
+        "mem_emb", "mem_lex", "mem_spk",
+        *(f"z_{name}" for name in Z_SOURCES),
+        "spk_8", "speaker_change", "chair_opens", "new_speakers",
+        "cue", "cue_near", "decision_before", "substance", "substance_gain", "early",
+    )
+
+
+BASE_FEATURES: tuple[str, ...] = base_feature_names()
 FEATURE_NAMES: tuple[str, ...] = (*BASE_FEATURES, "density", *(f"{n}_x_density" for n in BASE_FEATURES))
 CUE_FEATURES = ("cue", "cue_near", "cue_x_density", "cue_near_x_density")
 
@@ -127,7 +142,7 @@ class OnlineFeatures:
     a meeting, with the windows ahead cut at the last turn. Turn 0 is never a candidate."""
 
     def __init__(self) -> None:
-        self._turns: deque[TurnFeatures] = deque(maxlen=LEFT_TURNS + RIGHT_TURNS)
+        self._turns: deque[TurnFeatures] = deque(maxlen=max(LEFT_TURNS, LEFT_HISTORY) + RIGHT_TURNS)
         self._seen = 0
         self._next = 0
         self._memory = TopicMemory()
@@ -141,7 +156,7 @@ class OnlineFeatures:
 
     @staticmethod
     def history_turns() -> int:
-        return LEFT_TURNS + RIGHT_TURNS
+        return max(LEFT_TURNS, LEFT_HISTORY) + RIGHT_TURNS
 
     def push(self, turn: TurnFeatures) -> list[Candidate]:
         self._turns.append(turn)
@@ -184,6 +199,10 @@ class OnlineFeatures:
             values[f"emb_{w}"] = embedding_novelty(self._span(i - w, i), self._span(i, i + w))
         for w in LEXICAL_SCALES:
             values[f"lex_{w}"] = lexical_novelty(self._span(i - w, i), self._span(i, i + w))
+        for w in EMBEDDING_TERMS:
+            values[f"emb_t{w}"] = embedding_novelty(*self._term_windows(i, w))
+        for w in LEXICAL_TERMS:
+            values[f"lex_t{w}"] = lexical_novelty(*self._term_windows(i, w))
         similarities = self._memory.similarities(self._span(i, i + MEMORY_WINDOW))
         for name, similarity in zip(("mem_emb", "mem_lex", "mem_spk"), similarities, strict=True):
             values[name] = 1.0 - similarity
@@ -194,6 +213,12 @@ class OnlineFeatures:
         base = np.array([values[name] for name in BASE_FEATURES], dtype=np.float64)
         density = (self._substance + DENSITY_PRIOR * DENSITY_PRIOR_TURNS) / (i + DENSITY_PRIOR_TURNS)
         return np.concatenate([base, [density], base * density])
+
+    def _term_windows(self, i: int, terms: int) -> tuple[list[TurnFeatures], list[TurnFeatures]]:
+        """The turns just before i and from i on that hold about `terms` content terms each."""
+        left = _fill(reversed(self._span(i - LEFT_HISTORY, i)), terms)[::-1]
+        right = _fill(self._span(i, i + RIGHT_TURNS), terms)
+        return left, right
 
     def _speaker_features(self, i: int) -> dict[str, float]:
         turn, before = self.turn_at(i), self.turn_at(i - 1)
@@ -257,6 +282,17 @@ def meeting_candidates(turns: Sequence[TurnFeatures]) -> list[Candidate]:
     for turn in turns:
         out += extractor.push(turn)
     return out + extractor.finish()
+
+
+def _fill(turns: Any, terms: int) -> list[TurnFeatures]:
+    """Turns in the given order until they hold `terms` content terms (all of them if fewer)."""
+    out, held = [], 0
+    for turn in turns:
+        out.append(turn)
+        held += len(turn.terms)
+        if held >= terms:
+            break
+    return out
 
 
 def _embedding_sum(turns: Sequence[TurnFeatures]) -> np.ndarray | None:
