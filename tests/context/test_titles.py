@@ -34,6 +34,14 @@ def test_noun_phrases_are_read_as_written_and_values_are_no_part_of_them():
     assert "release date" in noun_phrases("We moved the release date to Friday.")
 
 
+def test_the_noun_heading_an_adverbial_clause_starts_no_phrase():
+    # "끊어질 때 오류가": 때 closes the clause "when it is cut"; the phrase is 오류. A noun
+    # after a clause that is not such a head still starts one ("만든 서버 구성").
+    assert noun_phrases("짧게 끊어질 때 오류가 몰려 있어요.") == ["오류"]
+    assert noun_phrases("납기가 늦어질 경우 대체 서버를 쓰죠.") == ["납기", "대체 서버"]
+    assert noun_phrases("새로 만든 서버 구성은 좋아요.") == ["서버 구성"]
+
+
 def test_the_title_is_the_phrase_the_decisions_and_key_terms_share():
     decisions = ["좋습니다. 신규 결제 모듈 출시는 6월 3일로 확정하겠습니다.", "QA는 두 명이 맡기로 했습니다."]
     key = ["결제", "모듈", "출시", "일정", "qa"]

@@ -29,6 +29,9 @@ KEYWORD_JOIN = " · "  # how a keyword-pair name is joined (the detector's propo
 ROLE_FIRST = True  # a decision's topic/subject phrase before key-term weight (benchmarks/topic_titles.py)
 MAX_WORDS = 4  # a longer phrase is cut to its last words (Korean puts the head noun last)
 _WORD = re.compile(r"\S+")
+# Nouns that head an adverbial clause after an adnominal ending ("끊어질 때", "늦어질 경우",
+# "회의하는 동안"): the clause's head, not the first word of the noun phrase after it.
+_CLAUSE_HEADS = frozenset({"때", "경우", "동안", "사이", "후", "뒤", "전", "중", "다음", "이후", "이전", "정도", "만큼"})
 _EN_WORD = re.compile(r"[A-Za-z][\w'-]*|\d[\w.%-]*")
 
 
@@ -53,9 +56,13 @@ def marked_phrases(sentence: str) -> list[tuple[str, int]]:
             phrases.append((sentence[words[0][0]:words[-1][1]], role))
             run.clear()
 
+    after_clause = False  # the word before ended in an adnominal ending (ETM)
     for word in _WORD.finditer(sentence):
         inside = [t for t in tokens if word.start() <= t.start < word.end()]
         noun = _noun_part(inside)
+        if after_clause and noun and noun[0].form in _CLAUSE_HEADS:
+            noun = []
+        after_clause = bool(inside) and inside[-1].tag == "ETM"
         if not noun:
             close()
             continue
