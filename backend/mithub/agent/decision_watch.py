@@ -17,7 +17,7 @@ import asyncio
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
-from datetime import date, datetime, tzinfo
+from datetime import datetime, tzinfo
 from typing import Protocol
 
 import structlog
