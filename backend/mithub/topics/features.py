@@ -1,11 +1,12 @@
 """Features of a candidate topic boundary, computed online (topics/boundary.py learns from them).
 
 A candidate is a turn i: "a new topic starts at i". Its features look at most RIGHT_TURNS turns
-ahead (i .. i+RIGHT_TURNS-1) and LEFT_TURNS (term windows: LEFT_HISTORY) turns back, plus running per-meeting summaries of
-everything before i (a decayed topic memory, channel statistics, speaker counts). Every feature
-is scale-free: a similarity, a share, a z-score against this meeting's own values, or a turn's
-own property, so one model serves a 60-turn team meeting with 12-turn topics and a 1,000-turn
-hearing with 200-turn topics. Why each feature is there:
+ahead (i .. i+RIGHT_TURNS-1) and LEFT_TURNS turns back (LEFT_HISTORY for the windows counted in
+content terms), plus running per-meeting summaries of everything before i (a decayed topic
+memory, channel statistics, speaker counts). Every feature is scale-free: a similarity, a share,
+a z-score against this meeting's own values, or a turn's own property, so one model serves a
+60-turn team meeting with 12-turn topics and a 1,000-turn hearing with 200-turn topics. Why each
+feature is there:
 
 - `emb_w` (w = 2, 4, 8, 16): 1 - cosine of the mean sentence embeddings of the w turns before
   and the w turns from i (TextTiling on embeddings, at several scales because topics last from
@@ -71,20 +72,16 @@ STATE_VERSION = 1
 DENSITY_PRIOR = 1.5
 DENSITY_PRIOR_TURNS = 5.0
 
-def base_feature_names() -> tuple[str, ...]:
-    return (
-        *(f"emb_{w}" for w in EMBEDDING_SCALES),
-        *(f"lex_{w}" for w in LEXICAL_SCALES),
-        *(f"emb_t{w}" for w in EMBEDDING_TERMS),
-        *(f"lex_t{w}" for w in LEXICAL_TERMS),
-        "mem_emb", "mem_lex", "mem_spk",
-        *(f"z_{name}" for name in Z_SOURCES),
-        "spk_8", "speaker_change", "chair_opens", "new_speakers",
-        "cue", "cue_near", "decision_before", "substance", "substance_gain", "early",
-    )
-
-
-BASE_FEATURES: tuple[str, ...] = base_feature_names()
+BASE_FEATURES: tuple[str, ...] = (
+    *(f"emb_{w}" for w in EMBEDDING_SCALES),
+    *(f"lex_{w}" for w in LEXICAL_SCALES),
+    *(f"emb_t{w}" for w in EMBEDDING_TERMS),
+    *(f"lex_t{w}" for w in LEXICAL_TERMS),
+    "mem_emb", "mem_lex", "mem_spk",
+    *(f"z_{name}" for name in Z_SOURCES),
+    "spk_8", "speaker_change", "chair_opens", "new_speakers",
+    "cue", "cue_near", "decision_before", "substance", "substance_gain", "early",
+)
 FEATURE_NAMES: tuple[str, ...] = (*BASE_FEATURES, "density", *(f"{n}_x_density" for n in BASE_FEATURES))
 CUE_FEATURES = ("cue", "cue_near", "cue_x_density", "cue_near_x_density")
 
@@ -199,10 +196,11 @@ class OnlineFeatures:
             values[f"emb_{w}"] = embedding_novelty(self._span(i - w, i), self._span(i, i + w))
         for w in LEXICAL_SCALES:
             values[f"lex_{w}"] = lexical_novelty(self._span(i - w, i), self._span(i, i + w))
+        before, after = self._span(i - LEFT_HISTORY, i)[::-1], self._span(i, i + RIGHT_TURNS)
         for w in EMBEDDING_TERMS:
-            values[f"emb_t{w}"] = embedding_novelty(*self._term_windows(i, w))
+            values[f"emb_t{w}"] = embedding_novelty(_fill(before, w)[::-1], _fill(after, w))
         for w in LEXICAL_TERMS:
-            values[f"lex_t{w}"] = lexical_novelty(*self._term_windows(i, w))
+            values[f"lex_t{w}"] = lexical_novelty(_fill(before, w)[::-1], _fill(after, w))
         similarities = self._memory.similarities(self._span(i, i + MEMORY_WINDOW))
         for name, similarity in zip(("mem_emb", "mem_lex", "mem_spk"), similarities, strict=True):
             values[name] = 1.0 - similarity
@@ -213,12 +211,6 @@ class OnlineFeatures:
         base = np.array([values[name] for name in BASE_FEATURES], dtype=np.float64)
         density = (self._substance + DENSITY_PRIOR * DENSITY_PRIOR_TURNS) / (i + DENSITY_PRIOR_TURNS)
         return np.concatenate([base, [density], base * density])
-
-    def _term_windows(self, i: int, terms: int) -> tuple[list[TurnFeatures], list[TurnFeatures]]:
-        """The turns just before i and from i on that hold about `terms` content terms each."""
-        left = _fill(reversed(self._span(i - LEFT_HISTORY, i)), terms)[::-1]
-        right = _fill(self._span(i, i + RIGHT_TURNS), terms)
-        return left, right
 
     def _speaker_features(self, i: int) -> dict[str, float]:
         turn, before = self.turn_at(i), self.turn_at(i - 1)
@@ -284,8 +276,9 @@ def meeting_candidates(turns: Sequence[TurnFeatures]) -> list[Candidate]:
     return out + extractor.finish()
 
 
-def _fill(turns: Any, terms: int) -> list[TurnFeatures]:
-    """Turns in the given order until they hold `terms` content terms (all of them if fewer)."""
+def _fill(turns: Sequence[TurnFeatures], terms: int) -> list[TurnFeatures]:
+    """The first turns of `turns` that hold about `terms` content terms (all if fewer): a window
+    on either side of a candidate, the left one given nearest first."""
     out, held = [], 0
     for turn in turns:
         out.append(turn)
