@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections import OrderedDict
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
@@ -198,13 +199,42 @@ def test_the_running_meetings_record_dates_it_too():
     assert _due_of_하유진(with_series) == date(2026, 10, 22)
 
 
-def test_the_running_meetings_minutes_date_it_too():
+@pytest.fixture
+def fresh_minutes_cache(monkeypatch):
+    """The running meetings' records kept by the minutes are per process, by meeting id."""
+    monkeypatch.setattr("mithub.minutes.compose._RUNNING_RECORDS", OrderedDict())
+
+
+def test_the_running_meetings_minutes_date_it_too(fresh_minutes_cache):
     """The recap page and the API compose a running meeting's minutes from a record extracted
     at the view: the same due date as the record stored at its end."""
     async def run() -> object:
         return await compose_minutes(await _launch_dated_then_a_deadline_on_it(), "m2")
 
     [item] = [a for a in asyncio.run(run()).action_items if a.owner == "하유진"]
+    assert item.due == date(2026, 10, 22)
+
+
+def test_a_running_meetings_minutes_read_the_earlier_meetings_once(fresh_minutes_cache):
+    """A new turn makes the minutes extract the record again, not read last week's turns again."""
+    async def run() -> tuple[list[str], object]:
+        store = await _launch_dated_then_a_deadline_on_it()
+        read: list[str] = []
+        get = store.get_utterances
+
+        async def counted(meeting_id: str, **kw):  # noqa: ANN202
+            read.append(meeting_id)
+            return await get(meeting_id, **kw)
+
+        store.get_utterances = counted  # type: ignore[method-assign]
+        await compose_minutes(store, "m2")
+        await store.append_utterances("m2", [Utterance(id=3, speaker_id="권다솜", speaker_name="권다솜",
+                                                       text="좋아요, 다음 건 보죠.", absolute_timestamp=SECOND + timedelta(minutes=5))])
+        return read, await compose_minutes(store, "m2")
+
+    read, minutes = asyncio.run(run())
+    assert read.count("m1") == 1 and read.count("m2") == 2
+    [item] = [a for a in minutes.action_items if a.owner == "하유진"]
     assert item.due == date(2026, 10, 22)
 
 

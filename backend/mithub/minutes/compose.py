@@ -16,7 +16,7 @@ import asyncio
 import bisect
 from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Protocol
 
 from mithub.clock import Clock, local_date, utc_now
@@ -76,7 +76,7 @@ async def compose_minutes(repository: MinutesStore, meeting_id: str, *, llm: LLM
     records = await repository.series_records(info.series_id)
     record = next((r for r in records if r.meeting_id == meeting_id), None)
     if record is None and turns:
-        record = await _running_record(repository, meeting_id, info, turns)
+        record = await _running_record(repository, meeting_id, info, turns, records)
     changes = [c for c in await repository.series_changes(info.series_id)
                if c.meeting_id == meeting_id and not c.candidate]
     past = {r.meeting_id: r for r in records if r.meeting_id != meeting_id}
@@ -101,22 +101,26 @@ async def compose_minutes(repository: MinutesStore, meeting_id: str, *, llm: LLM
 
 
 # A running meeting's record, extracted LLM-free (1.7 s at 2,000 turns), kept per meeting until
-# a new turn is stored: the recap page and the API compose its minutes at every view.
-_RUNNING_RECORDS: OrderedDict[str, tuple[tuple[int, int], MeetingRecord]] = OrderedDict()
+# a new turn is stored: the recap page and the API compose its minutes at every view. The
+# series' earlier meetings it reads for event deadlines are finished: kept until it ends.
+_RUNNING_RECORDS: OrderedDict[str, tuple[tuple[int, int], MeetingRecord, list[tuple[date, list[Utterance]]]]] = \
+    OrderedDict()
 RUNNING_RECORDS_KEPT = 16
 
 
-async def _running_record(repository: MinutesStore, meeting_id: str, info: MeetingInfo, turns: list[Utterance]
-                          ) -> MeetingRecord:
+async def _running_record(repository: MinutesStore, meeting_id: str, info: MeetingInfo, turns: list[Utterance],
+                          records: Sequence[MeetingRecord]) -> MeetingRecord:
     key = (len(turns), turns[-1].id)
     held = _RUNNING_RECORDS.get(meeting_id)
     if held is not None and held[0] == key:
         _RUNNING_RECORDS.move_to_end(meeting_id)
         return held[1]
-    earlier = await earlier_meetings(repository, info.series_id, meeting_id, info.started_at)
+    earlier = held[2] if held is not None else await earlier_meetings(
+        repository, info.series_id, meeting_id, info.started_at, records=records)
     record = await asyncio.to_thread(extract_record, meeting_id, info.series_id, info.started_at, turns,
                                      earlier=earlier)
-    _RUNNING_RECORDS[meeting_id] = (key, record)
+    _RUNNING_RECORDS[meeting_id] = (key, record, earlier)
+    _RUNNING_RECORDS.move_to_end(meeting_id)
     while len(_RUNNING_RECORDS) > RUNNING_RECORDS_KEPT:
         _RUNNING_RECORDS.popitem(last=False)
     return record

@@ -65,13 +65,15 @@ class EarlierSource(Protocol):
                              limit: int | None = None) -> list[Utterance]: ...
 
 
-async def earlier_meetings(store: EarlierSource, series_id: str, meeting_id: str, started_at: datetime
-                           ) -> list[tuple[date, list[Utterance]]]:
+async def earlier_meetings(store: EarlierSource, series_id: str, meeting_id: str, started_at: datetime,
+                           *, records: Sequence[MeetingRecord] | None = None) -> list[tuple[date, list[Utterance]]]:
     """(local date, turns) of the series' latest finished meetings before this one, oldest
     first, as `extract_record(earlier=)` takes them: "점검 전날까지" today takes the date last
     week's meeting gave 점검. The stored record, the running meeting's record and the running
-    meeting's minutes all read them, so the three give an item the same due date."""
-    records = sorted((r for r in await store.series_records(series_id)
-                      if r.meeting_id != meeting_id and r.started_at < started_at),
+    meeting's minutes all read them, so the three give an item the same due date. `records`:
+    the series' records when the caller has read them already."""
+    if records is None:
+        records = await store.series_records(series_id)
+    records = sorted((r for r in records if r.meeting_id != meeting_id and r.started_at < started_at),
                      key=lambda r: r.started_at)[-EARLIER_MEETINGS:]
     return [(local_date(r.started_at, r.timezone), await store.get_utterances(r.meeting_id)) for r in records]
