@@ -198,3 +198,27 @@ def test_a_past_week_alone_is_no_date():
     """"지난주에 7월 22일로 정했던 …" dates nothing but 7월 22일; "last week" dates nothing."""
     assert [m.text for m in resolve_date_expressions("지난주에 7월 22일로 정했던 베타는", WED)] == ["7월 22일로"]
     assert resolve_date_expressions("Last week we agreed on the vendor.", WED) == []
+
+
+@pytest.mark.parametrize(("text", "said", "resolved"), [
+    ("수요일인 20일까지 올릴게요.", "수요일인 20일까지", date(2026, 5, 20)),
+    ("Send it by Wednesday the 20th.", "Wednesday the 20th", date(2026, 5, 20)),
+    ("I'll have it by COB Friday.", "COB Friday", date(2026, 5, 15)),
+    ("By close of business Thursday, please.", "close of business Thursday", date(2026, 5, 14)),
+    ("Let's say a week from Friday.", "a week from Friday", date(2026, 5, 22)),
+    ("익일까지 회신 드리겠습니다.", "익일까지", date(2026, 5, 14)),
+    ("명일 오전까지 제출하겠습니다.", "명일 오전까지", date(2026, 5, 14)),
+    ("오월 이십일까지 마감입니다.", "오월 이십일까지", date(2026, 5, 20)),
+    ("이십오 일까지 보내 주세요.", "이십오 일까지", date(2026, 5, 25)),
+    ("유월 십일일에 오픈합니다.", "유월 십일일에", date(2026, 6, 11)),
+])
+def test_a_weekday_beside_its_day_and_days_said_in_words(text, said, resolved):
+    """A weekday said with its day number or an end-of-day word dates that day ("COB Friday"
+    was today: the COB won); formal 익일/명일 are tomorrow; Sino-Korean day numbers are days."""
+    dated = [m for m in resolve_date_expressions(text, WED) if m.date is not None]
+    assert [(m.text, m.date) for m in dated] == [(said, resolved)]
+
+
+@pytest.mark.parametrize("text", ["이십 일 동안 테스트합니다.", "삼일 안에 끝낼게요.", "일일 보고는 계속하죠."])
+def test_a_span_or_a_daily_in_words_is_no_day(text):
+    assert [m.date for m in resolve_date_expressions(text, WED) if m.date is not None] == []

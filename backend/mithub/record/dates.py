@@ -186,15 +186,57 @@ def _next_month_day(m: re.Match[str], ref: date, hint: int | None) -> _Resolved:
     return _safe_date(year, month, int(m["day"])), "date"
 
 
+def _weekday_index(word: str) -> int:
+    word = word.lower()
+    return KO_WEEKDAYS.index(word) if word in KO_WEEKDAYS else EN_WEEKDAYS.index(word)
+
+
+def _month_number(word: str) -> int:
+    """"6", "June", "jun.", "유월" -> 6."""
+    word = word.lower().rstrip(".")
+    return int(word) if word.isdigit() else EN_MONTHS.get(word) or KO_MONTH_WORDS[word]
+
+
+def ko_number(word: str) -> int | None:
+    """A Sino-Korean numeral up to 99 ("이십오" -> 25, "십일" -> 11, "삼" -> 3)."""
+    digits = {d: i for i, d in enumerate("영일이삼사오육칠팔구")}
+    tens, _, units = word.rpartition("십")
+    if "십" not in word:
+        return digits.get(word) if len(word) == 1 else None
+    if len(tens) > 1 or len(units) > 1 or (tens and tens not in digits) or (units and units not in digits):
+        return None
+    return (digits[tens] if tens else 1) * 10 + (digits[units] if units else 0)
+
+
 def _day(m: re.Match[str], ref: date, hint: int | None) -> _Resolved:
-    weekday = KO_WEEKDAYS.index(m["wd"]) if m.groupdict().get("wd") else None
-    day = en_day_number(m["day"])
-    return (_day_only(ref, day, hint, weekday) if day else None), "day"
+    """A day number, with a weekday said beside it ("24일 금요일", "수요일인 20일", "Wednesday the
+    20th") and a month said before it ("오월 이십일") when there is one."""
+    weekday = _weekday_index(m["wd"]) if m.groupdict().get("wd") else None
+    groups = m.groupdict()
+    day = ko_number(groups["kday"]) if groups.get("kday") else en_day_number(m["day"])
+    if groups.get("kmon"):
+        month = _month_number(groups["kmon"])
+        return (_in_year(ref, month, day) if day else None), "date"
+    return (_day_only(ref, day, hint, weekday) if day and day <= 31 else None), "day"
+
+
+def _ko_word_day(m: re.Match[str], ref: date, hint: int | None) -> _Resolved:
+    day = ko_number(m["kday"] or m["kday2"])
+    if m["kmon"]:
+        month = _month_number(m["kmon"])
+        return (_in_year(ref, month, day) if day and day <= 31 else None), "date"
+    return (_day_only(ref, day, hint, None) if day and day <= 31 else None), "day"
+
+
+def _weeks_from(m: re.Match[str], ref: date, hint: int | None) -> _Resolved:
+    """"a week from Friday": the weekday said, then that many weeks on."""
+    count = m["n"].lower()
+    weeks = 1 if count in ("a", "one") else int(count) if count.isdigit() else EN_NUMBER_WORDS.get(count, 1)
+    return _next_weekday(ref, _weekday_index(m["wd"])) + timedelta(weeks=weeks), "weekday"
 
 
 def _weekday(m: re.Match[str], ref: date, hint: int | None) -> _Resolved:
-    word = m["wd"].lower()
-    weekday = KO_WEEKDAYS.index(word) if word in KO_WEEKDAYS else EN_WEEKDAYS.index(word)
+    weekday = _weekday_index(m["wd"])
     which = (m.groupdict().get("which") or m.groupdict().get("weekafter") or "").lower()
     if m.groupdict().get("past") or which == "last":
         # "지난 수요일", "last Friday": the latest such day before the reference (told of the
@@ -203,6 +245,15 @@ def _weekday(m: re.Match[str], ref: date, hint: int | None) -> _Resolved:
     if which in _WEEK_SHIFT:
         monday = _monday(ref) + timedelta(weeks=_WEEK_SHIFT[which])
         return monday + timedelta(days=weekday), "weekday"
+    return _next_weekday(ref, weekday), "weekday"
+
+
+def _weekday_eod(m: re.Match[str], ref: date, hint: int | None) -> _Resolved:
+    """"COB Friday", "Thursday EOD": the end of that weekday."""
+    which = (m["which"] or m["which2"] or "").lower()
+    weekday = _weekday_index(m["wd"] or m["wd2"])
+    if which in _WEEK_SHIFT:
+        return _monday(ref) + timedelta(weeks=_WEEK_SHIFT[which], days=weekday), "weekday"
     return _next_weekday(ref, weekday), "weekday"
 
 
@@ -236,7 +287,7 @@ def _period_end(m: re.Match[str], ref: date, hint: int | None) -> _Resolved:
 
 def _relative_day(m: re.Match[str], ref: date, hint: int | None) -> _Resolved:
     word = re.sub(r"\s+", " ", (m.groupdict().get("rel") or "").lower())
-    offsets = {"내일": 1, "낼": 1, "모레": 2, "내일모레": 2, "글피": 3, "tomorrow": 1,
+    offsets = {"내일": 1, "낼": 1, "명일": 1, "익일": 1, "모레": 2, "내일모레": 2, "글피": 3, "tomorrow": 1,
                "day after tomorrow": 2}
     return ref + timedelta(days=offsets.get(word, 0)), "relative_day"
 
@@ -257,6 +308,7 @@ _KO_WHICH_WEEKDAY = r"(?<![가-힣])(?P<which>이번|금|다음|담|다다음|�
 _EN_WD = "|".join(EN_WEEKDAYS)
 _EN_TIME = (r"(?:\s+(?:at\s+)?(?:\d{1,2}(?::\d{2})?\s*[ap]\.?m\.?|noon|\d{1,2}:\d{2})"
             r"|\s+(?:morning|afternoon|evening|night))?")
+_EN_END_OF_DAY = r"eod|cob|close\s+of\s+business|end\s+of\s+(?:the\s+)?(?:business\s+)?day"
 _EN_MON = "|".join(sorted(EN_MONTHS, key=len, reverse=True))
 _EN_MON_NOT_MAY = "|".join(sorted((m for m in EN_MONTHS if m != "may"), key=len, reverse=True))
 _EN_ORD = "|".join(sorted(EN_ORDINAL_DAY, key=len, reverse=True))
@@ -273,6 +325,13 @@ _KO_OFFSET_WORDS = "(?:" + "|".join(w.replace(" ", r"\s*") for w in KO_OFFSET_DA
 _KO_DAY_FOLLOWS = (r"(?=\s*(?:까지|에(?!\s*안|서)|부터|전|날|자(?![가-힣])|오전|오후|그대로|이요|이에요"
                    r"|자정|정오|아침|점심|저녁|밤))")
 _KO_NOT_A_DAY = r"(?<![\d.])(?<!월 )(?<!기본 )(?<!최대 )(?<!최소 )"
+
+KO_MONTH_WORDS = {"일": 1, "이": 2, "삼": 3, "사": 4, "오": 5, "유": 6, "육": 6, "칠": 7, "팔": 8, "구": 9, "시": 10,
+                  "십": 10, "십일": 11, "십이": 12}
+_KO_MONTH_WORDS = "|".join(sorted(KO_MONTH_WORDS, key=len, reverse=True))
+_KO_DIGIT = "[일이삼사오육칠팔구]"
+_KO_NUMERAL = f"(?:[이삼]?십{_KO_DIGIT}?|{_KO_DIGIT})"
+_KO_NUMERAL2 = f"(?:[이삼]십{_KO_DIGIT}?|십{_KO_DIGIT})"  # 10-39 in words, two syllables at least
 
 # (pattern, resolver): at overlapping places the longest match wins, then the earlier entry.
 _KOREAN: list[tuple[str, _Resolver]] = [
@@ -298,6 +357,12 @@ _KOREAN: list[tuple[str, _Resolver]] = [
     (rf"(?:다음|담)\s*달\s*(?P<day>\d{{1,2}})\s*일(?:\s*{_KWD}요일)?{_KO_TIME}", _next_month_day),
     ((rf"{_KO_NOT_A_DAY}(?P<day>\d{{1,2}})\s*일"
       rf"(?:\s*(?P<wd>{_KWD})요일{_KO_TIME}|{_KO_DAY_FOLLOWS})"), _day),
+    # the weekday first ("수요일인 20일까지", "금요일, 24일에")
+    ((rf"(?P<wd>{_KWD})요일(?:인|이고)?\s*,?\s*{_KO_NOT_A_DAY}(?P<day>\d{{1,2}})\s*일"
+      rf"(?:{_KO_TIME}|{_KO_DAY_FOLLOWS})"), _day),
+    # a day in words ("오월 이십일까지", "이십오 일에"): two syllables at least, or its month said
+    ((rf"(?:(?P<kmon>{_KO_MONTH_WORDS}|\d{{1,2}})\s*월\s*(?P<kday>{_KO_NUMERAL})\s*일"
+      rf"|(?<![가-힣])(?P<kday2>{_KO_NUMERAL2})\s*일{_KO_DAY_FOLLOWS})"), _ko_word_day),
     (rf"{_KO_WHICH_WEEKDAY}\s*주\s*(?P<wd>{_KWD})요일{_KO_TIME}{_KO_WITHIN}", _weekday),
     (rf"(?<![가-힣])(?P<past>지난|저번)\s*(?P<wd>{_KWD})요일{_KO_TIME}", _weekday),
     (rf"(?<![매격])(?P<wd>{_KWD})요일{_KO_TIME}{_KO_WITHIN}", _weekday),
@@ -309,7 +374,7 @@ _KOREAN: list[tuple[str, _Resolver]] = [
       r"|이달\s*(?:말일?|안에|안으로|중에|중으로|내로|내에)|월말|말일"), _month_end_res),
     (r"(?:이번\s*)?분기\s*(?:말|안에|내)|연말|올해\s*(?:말|안에)", _period_end),
     # not inside a word: "끝낼게요", "보낼게요" say no 낼 (tomorrow)
-    (rf"(?<![가-힣])(?P<rel>내일\s*모레|내일|낼|모레|글피|오늘|금일){_KO_TIME}{_KO_WITHIN}", _relative_day),
+    (rf"(?<![가-힣])(?P<rel>내일\s*모레|내일|낼|명일|익일|모레|글피|오늘|금일){_KO_TIME}{_KO_WITHIN}", _relative_day),
     (r"(?<![가-힣])(?:오후|이따가?|오전\s*중)(?:에|\s*중에?|까지)", _relative_day),
 ]
 _ENGLISH: list[tuple[str, _Resolver]] = [
@@ -336,6 +401,11 @@ _ENGLISH: list[tuple[str, _Resolver]] = [
     ((rf"(?i:\b(?P<day>\d{{1,2}}(?:st|nd|rd|th)?)\s+(?:of\s+)?)"
       rf"(?P<mon>(?i:{_EN_MON_NOT_MAY})\b\.?|May\b)"), _month_day),
     (rf"(?i:\bthe\s+(?P<day>{_EN_ORD}|\d{{1,2}}(?:st|nd|rd|th)){_EN_DAY_END})", _day),
+    ((rf"(?i:\b(?P<wd>{_EN_WD}),?\s+(?:the\s+)?"
+      rf"(?P<day>{_EN_ORD}|\d{{1,2}}(?:st|nd|rd|th))\b)"), _day),
+    (rf"(?i:\b(?P<n>a|one|two|three|\d)\s+weeks?\s+from\s+(?:this\s+)?(?P<wd>{_EN_WD})\b)", _weeks_from),
+    ((rf"(?i:\b(?:{_EN_END_OF_DAY})\s+(?:on\s+)?(?:(?P<which>this|next)\s+)?(?P<wd>{_EN_WD})\b(?!s)"
+      rf"|\b(?:(?P<which2>this|next)\s+)?(?P<wd2>{_EN_WD})\s+(?:{_EN_END_OF_DAY})\b)"), _weekday_eod),
     ((rf"(?i:\b(?:(?P<which>this|next|last)\s+)?(?P<wd>{_EN_WD})\b(?!s){_EN_TIME}"
       r"(?:,?\s+(?:of\s+)?(?P<weekafter>this|next)\s+week\b)?)"), _weekday),
     ((r"(?i:\b(?:(?:the\s+)?end\s+of\s+)?(?P<which>this|next)\s+week\b"
