@@ -107,23 +107,27 @@ def _summary(acc: dict) -> dict:
             "m1_listed": acc["dec_listed"], "m1_gold": acc["dec_gold"]}
 
 
-def series_figures(corpus: T.Corpus, oof_full: dict, oof_live: dict, embedder) -> dict:  # noqa: ANN001
+def series_figures(corpus: T.Corpus, oof_full: dict, oof_live: dict, embedder, extra: list[Path]) -> dict:  # noqa: ANN001
     scorer = _module("score_record")
-    gold_series = {s["series_id"]: s for s in scorer.load_series(DATA / "decisions")}
+    gold_series = {s["series_id"]: s for folder in [DATA / "decisions", *extra] if folder.is_dir()
+                   for s in scorer.load_series(folder)}
+    dev = {s["series_id"] for s in scorer.load_series(DATA / "decisions")}
     per_series = {s.series_id: pair_rows(s, oof_full[s.m1.meeting_id], oof_live[s.m2.meeting_id], T.FLOOR)
                   for s in corpus.series}
-    accs = {k: dict.fromkeys(KEYS, 0) for k in ("all", "ko", "en")}
+    accs = {k: dict.fromkeys(KEYS, 0) for k in ("all", "ko", "en", "project")}
     per: dict[str, dict] = {}
     for s in corpus.series:
         full, live, pair = _fold_models(corpus, s.series_id, oof_full, oof_live, per_series)
         got = {"decisions": _run_series(s, full, live, pair, embedder)}
         one = dict.fromkeys(KEYS, 0)
-        for acc in (accs["all"], accs[s.language], one):
+        pooled = (accs["all"], accs[s.language]) if s.series_id in dev else (accs["project"],)
+        for acc in (*pooled, one):
             scorer.score_changes(gold_series[s.series_id], got, acc, [])
         per[s.series_id] = _summary(one)
     out = {k: _summary(v) for k, v in accs.items()}
-    out["per_series_f1"] = {k: v["f1"] for k, v in per.items()}
-    out["per_series_m1_recall"] = {k: v["m1_recall"] for k, v in per.items()}
+    out["per_series_f1"] = {k: v["f1"] for k, v in per.items() if k in dev}
+    out["per_series_m1_recall"] = {k: v["m1_recall"] for k, v in per.items() if k in dev}
+    out["project_series_f1"] = {k: v["f1"] for k, v in per.items() if k not in dev}
     return out
 
 
@@ -168,7 +172,10 @@ def table(series: dict, real: dict, seconds: float) -> str:
     f = lambda x: f"{x:.2f}"  # noqa: E731
     rows = ["| set | change P | change R | change F1 | implicit R | explicit R | false alarm | flags / positives | m1 decision R (listed / gold) |",
             "|---|---|---|---|---|---|---|---|---|"]
-    for key, label in (("all", "18 dev series, held out one at a time"), ("ko", "Korean (12)"), ("en", "English (6)")):
+    labels = [("all", "18 dev series, held out one at a time"), ("ko", "Korean (12)"), ("en", "English (6)")]
+    if series["project"]["positives"]:
+        labels.append(("project", "the project's own series (benchmarks/data/series), held out one at a time"))
+    for key, label in labels:
         a = series[key]
         rows.append(f"| {label} | {f(a['precision'])} | {f(a['recall'])} | {f(a['f1'])} | {f(a['implicit_recall'])} | "
                     f"{f(a['explicit_recall'])} | {f(a['false_alarm_rate'])} | {a['flags']} / {a['positives']} | "
@@ -181,7 +188,10 @@ def table(series: dict, real: dict, seconds: float) -> str:
     spread = (f"Per-series change F1: median {statistics.median(f1s):.2f}, min {f1s[0]:.2f}, max {f1s[-1]:.2f} "
               f"(stdev {statistics.pstdev(f1s):.2f}); per-series meeting-1 decision recall: median "
               f"{statistics.median(recalls):.2f}, min {recalls[0]:.2f}. By series: "
-              + ", ".join(f"{k} {v:.2f}" for k, v in sorted(series["per_series_f1"].items())) + ".")
+              + ", ".join(f"{k} {v:.2f}" for k, v in sorted(series["per_series_f1"].items())) + "."
+              + (" The project's own series: " + ", ".join(f"{k} {v:.2f}" for k, v in
+                                                          sorted(series["project_series_f1"].items())) + "."
+                 if series["project_series_f1"] else ""))
     real_rows = ["| real meetings (AMI/ICSI), held out one at a time | decisions P | R | F1 | matched / listed / gold |",
                  "|---|---|---|---|---|",
                  f"| this work | {f(real['precision'])} | {f(real['recall'])} | {f(real['f1'])} | "
@@ -199,15 +209,16 @@ def table(series: dict, real: dict, seconds: float) -> str:
                              f"load average {load_average()})."])
 
 
-def run(cache: Path | None = Path("/tmp/mithub_record_cache")) -> tuple[str, dict]:
+def run(cache: Path | None = Path("/tmp/mithub_record_cache"), extra: list[Path] | None = None) -> tuple[str, dict]:
     started = time.perf_counter()
-    corpus = T.load_corpus(DATA, cache)
+    extra = [T.PROJECT_SERIES] if extra is None else extra
+    corpus = T.load_corpus(DATA, cache, extra)
     for m in corpus.real:
         m.gold_lines = T._real_gold_lines(DATA / "real_record", m.meeting_id)  # type: ignore[attr-defined]
     oof_full = T.out_of_fold_settle(corpus.meetings, 2)
     oof_live = T.out_of_fold_settle(corpus.meetings, 0)
     embedder = load_embedder()
-    series = series_figures(corpus, oof_full, oof_live, embedder)
+    series = series_figures(corpus, oof_full, oof_live, embedder, extra)
     real = real_figures(corpus, oof_full, embedder)
     figures = {"series": series, "real": real}
     return table(series, real, time.perf_counter() - started), figures
@@ -217,8 +228,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--cache", type=Path, default=Path("/tmp/mithub_record_cache"))
+    ap.add_argument("--extra", type=Path, nargs="*", default=None,
+                    help="series folders trained on (and scored apart) beside the dev series; default the "
+                         "project's own (benchmarks/data/series); none: --extra")
     args = ap.parse_args()
-    body, _ = run(args.cache)
+    body, _ = run(args.cache, args.extra)
     publish(TITLE, body, not args.no_write)
 
 

@@ -150,3 +150,25 @@ def test_a_conditional_revisit_is_not_pending():
 
 
 
+
+
+@pytest.mark.parametrize(("lines", "owner", "seq", "due"), [
+    # an offset in Sino-Korean words from a dated event: two weeks before the 7월 22일 release
+    ((("정혜원", "출간은 7월 22일로 하겠습니다."), ("조은비", "보도자료는 제가 출간 이 주 전까지 초안 드릴게요.")),
+     "조은비", 2, date(2026, 7, 8)),
+    # a time of day after an event deadline stays with it ("전날 오후" is not this afternoon)
+    ((("최동혁", "오픈은 6월 19일로 하겠습니다."), ("하은지", "현장 점검은 오픈 전날 오후에 제가 돌겠습니다.")),
+     "하은지", 2, date(2026, 6, 18)),
+    # "그 전까지" after someone is named: the date said just before, not an event called "팀장님"
+    ((("한정우", "투자심의위원회가 3월 20일 금요일입니다. 윤 팀장님은 그 전까지 심의 자료 올려 주십시오."),
+      ("윤서경", "네, 알겠습니다.")), "윤서경", 1, date(2026, 3, 20)),
+    # a day something starts from is no deadline: the deadline is the one said after it
+    ((("한정우", "착공은 7월 11일로 하겠습니다."), ("백지은", "7월 11일 이후로 들어온 예약은 제가 다른 층으로 옮기겠습니다. 착공 2주 전까지 정리하겠습니다.")),
+     "백지은", 2, date(2026, 6, 27)),
+    (((("Paula", "I'll send the contract over to legal, get it back by end of month.")),), "Paula", 1, date(2026, 6, 30)),
+])
+def test_due_dates_said_in_other_forms(lines, owner, seq, due):
+    """Forms a speaker uses that were misread: each dates the item as the README's rules do."""
+    turns = _turns(*lines)
+    item = action_item_at("m", turns, seq, owner, date(2026, 6, 4))
+    assert item.due_date == due, (item.due_text, item.due_date)

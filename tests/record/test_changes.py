@@ -3,7 +3,7 @@ default embedder: a past decision changed explicitly or implicitly is found and 
 restatement or a hypothetical is not announced, every change carries a confidence, and the
 LLM's veto and the no-second-change rule keep their place."""
 
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
@@ -12,6 +12,8 @@ from mithub.embedders import load_embedder
 from mithub.record.changes import ChangeDetector
 from mithub.record.decisions import extract_decisions
 from mithub.record.models import Decision
+from mithub.record.pair_model import split_values
+from mithub.record.values import extract_values
 
 KST = timezone(timedelta(hours=9))
 WEEK1 = datetime(2026, 5, 6, 14, 0, tzinfo=KST)
@@ -145,3 +147,20 @@ def test_demo_series_changes_match_its_facts(embedder) -> None:
             found[u.id] = (change.kind, change.past.seq)
     expected = {c["seq"]: (c["kind"], c["meeting1_seq"]) for c in facts["changes"]}
     assert found == expected
+
+
+@pytest.mark.parametrize(("text", "new", "old"), [
+    ("지난주에 칠월 이십이 일로 못 박았던 출간일, 팔월 오 일로 미룰게요.", ["팔월 오 일로"], ["칠월 이십이 일로"]),
+    ("예. 그래서 지난주에 네 대로 했던 거, 그걸로는 택도 없어요. 여섯 대로 갑시다.", ["여섯 대"], ["네 대"]),
+    ("23일로 미룬 일정대로 가겠습니다.", ["23일"], []),  # a bare -ㄴ adnominal with no earlier time: the new date
+    ("Right. We agreed Monday the seventh last week, and that now becomes Monday the twenty-first.",
+     ["Monday the twenty-first"], ["Monday the seventh"]),
+    ("So the one forty we said last week, it's one sixty now.", ["one sixty"], ["one forty"]),
+    ("The cap is fifty K for the campaign.", ["fifty K"], []),
+])
+def test_the_value_pointed_back_at_is_the_old_one(text, new, old):
+    """By grammar, not by verb: a Korean value whose predicate is a past adnominal, an English value
+    whose clause speaks of last week, is the earlier decision's value (a date said in words too)."""
+    values = extract_values(text, reference=date(2026, 6, 11))
+    got_new, got_old = split_values(text, values)
+    assert ([v.text for v in got_new], [v.text for v in got_old]) == (new, old)

@@ -31,7 +31,7 @@ from mithub.record import commitments as cue
 from mithub.record.action_features import Candidate, TurnReading, promises_own_work
 from mithub.record.action_model import ActionModel, ScoredPair, load_action_model, score_meeting
 from mithub.record.dates import DateMention, resolve_date_expressions
-from mithub.record.due_dates import MeetingDates
+from mithub.record.due_dates import MeetingDates, starts_from
 from mithub.record.models import ActionItem
 from mithub.text.tokens import keyword_candidates
 
@@ -212,6 +212,8 @@ def _due(item: _Item, turns: list[Utterance], dates: MeetingDates, shared: bool)
     best: tuple[tuple[int, int, int, int], DateMention, int, str] | None = None
     for order, (line, text) in enumerate(_due_sources(item, turns, shared)):
         for m in dates.mentions(text, line):
+            if starts_from(text, m):
+                continue
             tier = 0 if m.kind in _DATED else 1 if m.kind in ("event", "recurring") else 2
             marked = _DEADLINE_MARK.search(m.text) or _DEADLINE_BEFORE.search(text[: m.start])
             key = (0 if order == 0 else 1, 0 if marked else 1, order, tier, m.start)

@@ -326,6 +326,7 @@ _KO_DAY_FOLLOWS = (r"(?=\s*(?:까지|에(?!\s*안|서)|부터|전|날|자(?![가
                    r"|자정|정오|아침|점심|저녁|밤))")
 _KO_NOT_A_DAY = r"(?<![\d.])(?<!월 )(?<!기본 )(?<!최대 )(?<!최소 )"
 
+_KO_DEMONSTRATIVES = frozenset({"그", "이", "저"})
 KO_MONTH_WORDS = {"일": 1, "이": 2, "삼": 3, "사": 4, "오": 5, "유": 6, "육": 6, "칠": 7, "팔": 8, "구": 9, "시": 10,
                   "십": 10, "십일": 11, "십이": 12}
 _KO_MONTH_WORDS = "|".join(sorted(KO_MONTH_WORDS, key=len, reverse=True))
@@ -342,7 +343,9 @@ _KOREAN: list[tuple[str, _Resolver]] = [
     ((rf"(?:매주|격주|매달|매월|매일)(?:\s*{_KWD}요일|\s*\d{{1,2}}\s*일)?{_KO_TIME}"
       rf"|{_KWD}요일\s*마다|(?:이번|다음)\s*주\s*부터"), _undated("recurring")),
     ((rf"(?P<anchor>[가-힣A-Za-z0-9]+(?:\s+(?!\d|{_KO_OFFSET_WORDS})[가-힣A-Za-z0-9]+)?)\s+"
-      rf"(?P<off>(?:\d+\s*(?:일|주)|{_KO_OFFSET_WORDS})\s*)?(?:전까지|전에|전날|직전|당일)"), _undated("event")),
+      rf"(?P<off>(?:(?:\d+|{_KO_NUMERAL})\s*(?:일|주)|{_KO_OFFSET_WORDS})\s*)?(?:전까지|전에|전날|직전|당일)"
+      # a time of day said after it stays with it ("타설 전날 오후에" is not this afternoon)
+      r"(?:\s*(?:오전|오후|아침|저녁|점심|밤)(?:\s*\d{1,2}\s*시)?(?:에|까지)?)?"), _undated("event")),
     # the next meeting, also when its week is said ("다음 주 회의 때"): an event, not a week-only deadline
     (r"다음\s*(?:주\s*)?(?:회의|미팅|스프린트|정기\s*회의)\s*(?:때|전|까지)?", _undated("event")),
     ((r"(?<![\d.])\d{1,3}\s*(?:일|주|달|개월|시간)\s*(?:안에|이내|내에|내로|동안|정도|만에|간|후|뒤)"
@@ -411,7 +414,7 @@ _ENGLISH: list[tuple[str, _Resolver]] = [
     ((r"(?i:\b(?:(?:the\s+)?end\s+of\s+)?(?P<which>this|next)\s+week\b"
       r"|\b(?:the\s+)?end\s+of\s+(?:the\s+)?week\b|\beow\b)"), _week),
     ((r"(?i:\b(?:the\s+)?end\s+of\s+"
-      rf"(?:(?P<which>this|next|the)\s+month|(?P<mon>{_EN_MON}))\b|\beom\b|\bmonth[\s-]end\b)"), _month_end_res),
+      rf"(?:(?:(?P<which>this|next|the)\s+)?month|(?P<mon>{_EN_MON}))\b|\beom\b|\bmonth[\s-]end\b)"), _month_end_res),
     ((r"(?i:\b(?:(?:the\s+)?end\s+of\s+(?:the\s+)?day\s+|eod\s+)?"
       r"(?P<rel>day\s+after\s+tomorrow|tomorrow|today|tonight)"
       r"\b(?:\s+(?:morning|afternoon|evening|night))?"
@@ -434,13 +437,14 @@ def _offset_days(m: re.Match[str]) -> int:
         said = " ".join(groups["off"].split())
         if said.replace(" ", "") in {w.replace(" ", "") for w in KO_OFFSET_DAYS}:
             return -next(v for w, v in KO_OFFSET_DAYS.items() if w.replace(" ", "") == said.replace(" ", ""))
-        amount = int(re.match(r"\d+", said).group(0))  # type: ignore[union-attr]
+        digits = re.match(r"\d+", said)
+        amount = int(digits.group(0)) if digits else ko_number(said[:-1].strip()) or 0  # "이 주" -> 2 weeks
         return -amount * (7 if "주" in said else 1)
     if groups.get("enoff"):  # "the day before the move", "two weeks before launch"
         count, unit = ["1", *groups["enoff"].lower().split()][-2:]
         amount = int(count) if count.isdigit() else EN_NUMBER_WORDS.get(count, 1)
         return -amount * (7 if unit.startswith("week") else 1)
-    return -1 if m.group(0).endswith("전날") else 0
+    return -1 if "전날" in m.group(0) else 0
 
 
 def _candidates(text: str) -> list[tuple[int, int, int, re.Match[str], _Resolver]]:
@@ -469,6 +473,8 @@ def resolve_date_expressions(text: str, reference: date, *, month_hint: int | No
         if text[end - 1:end].isalpha() and "\uac00" <= text[end - 1] <= "\ud7a3":
             end += _PARTICLE_TAIL.match(text, end).end() - end  # type: ignore[union-attr]
         anchor = m.groupdict().get("anchor")
+        if anchor and anchor.split()[-1] in _KO_DEMONSTRATIVES and len(anchor.split()) > 1:
+            anchor = anchor.split()[-1]  # "팀장님은 그 전까지": the event is the one just said
         said = text[start:end].strip()
         if said.endswith(".") and not said.endswith(("a.m.", "p.m.")):
             said, end = said[:-1], end - 1  # "Monday 5 pm." keeps its words, not the full stop

@@ -22,6 +22,10 @@ MONTH_HINT_LINES = 8  # a named month still dates a bare day number ("19일에�
 
 # "오늘 정한 건": a date that modifies something already done is no deadline.
 _NOT_A_DUE = re.compile(r"\s*[가-힣]*[한된온간던]\s*(?:건|거|것|내용|사항)")
+# "5월 11일 이후로", "after March 1": the day something starts from, not a deadline.
+_START_AFTER = re.compile(r"\s*(?:이후|以後)")
+_TIME_OF_DAY = re.compile(r"(?:점심|오전|오후|아침|저녁|밤|시|반)$")
+_START_BEFORE = re.compile(r"\b(?:after|since|starting(?:\s+from)?|from)\s+(?:the\s+)?$", re.IGNORECASE)
 _TOPIC = re.compile(r"(?<!에)(?<!까지)[은는]$")  # "5일은 …" is a topic; "월말까지는" still a deadline
 _WEEK_SAID = re.compile(r"이번|다음|담|차|\bthis\b|\bnext\b", re.IGNORECASE)
 _WEEKDAY_SAID = re.compile(r"[월화수목금토일]요일|monday|tuesday|wednesday|thursday|friday|saturday|sunday",
@@ -58,6 +62,15 @@ def _short(m: DateMention) -> str | None:
     if m.kind == "weekday" and not _WEEK_SAID.search(m.text):
         return "weekday"
     return None
+
+
+def starts_from(text: str, mention: DateMention) -> bool:
+    """"5월 11일 이후로", "6월 1일부터", "after March 1": the day something starts from, which
+    dates an event ("그 전까지") but is no deadline itself."""
+    if mention.kind in ("event", "recurring"):
+        return False  # "이번 주부터" is a schedule, its own kind
+    after = _START_AFTER.match(text, mention.end) and not _TIME_OF_DAY.search(mention.text)  # "점심 이후": the hour
+    return bool(after or _START_BEFORE.search(text[:mention.start]) or mention.text.endswith("부터"))
 
 
 class MeetingDates:
@@ -114,7 +127,8 @@ class MeetingDates:
         anchor = (mention.anchor or "").strip()
         offset = max(0, turns[line].text.find(source[:20]))
         said_before = turns[line].text[: offset + mention.start]
-        own = [m for m in self.mentions(said_before[-12:] + " " + anchor, line) if m.date is not None]
+        pronoun = anchor in ("그", "이", "저")  # "그 전까지": the date just said, below
+        own = [] if pronoun else [m for m in self.mentions(said_before[-12:] + " " + anchor, line) if m.date is not None]
         if own:
             return own[-1].date + timedelta(days=mention.offset_days)  # type: ignore[operator]
         if not anchor and _ELIDED_EVENT.search(mention.text):

@@ -170,6 +170,11 @@ def value_subjects(text: str, values: Sequence[Value]) -> list[frozenset[str]]:
     return out
 
 
+# A date that names its day (digits, "칠월 이십이 일", "the seventh") is no relative date.
+_NAMES_A_DAY = re.compile(r"\d|[일이삼사오육칠팔구십]\s*일(?!요)|\b(?:first|second|third|\w+th|twenty\w*|thirty\w*)\b",
+                          re.IGNORECASE)
+
+
 def split_values(text: str, values: Sequence[Value]) -> tuple[list[Value], list[Value]]:
     """(new values, old values) of a line, sentence by sentence (record/stance.py's clause cues).
     A relative date told in the past ("금요일에 공유드렸어요") is neither: it was resolved
@@ -185,7 +190,7 @@ def split_values(text: str, values: Sequence[Value]) -> tuple[list[Value], list[
         for v in values:
             if not start <= v.start < end or v.text.strip(" 은는에") in NOW_WORDS:
                 continue
-            if v.kind == "date" and not any(c.isdigit() for c in v.text) and reports_past(sentence):
+            if v.kind == "date" and not _NAMES_A_DAY.search(v.text) and reports_past(sentence):
                 continue
             local = Value(v.kind, v.text, v.start - start, v.end - start, v.number, v.unit, v.loose)
             if clause_points_back(sentence, local.end) or value_is_rejected(sentence, local):

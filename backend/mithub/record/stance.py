@@ -152,12 +152,57 @@ def clause_is_conditional(sentence: str, value_end: int) -> bool:
 
 
 def clause_points_back(sentence: str, value_end: int) -> bool:
-    """Whether a value is the old one being referred to: "60%로 정했던", "we said two years"."""
+    """Whether a value is the old one being referred to: "60%로 정했던", "we said two years".
+    Besides the verbs below, by grammar: in Korean the value's predicate is a past adnominal
+    ("19일로 못 박았던 출간일", "모아로 가기로 한 거"; a bare -ㄴ adnominal only when the sentence
+    points to an earlier time: "23일로 미룬 일정" is the new date); in English the value's clause
+    speaks of an earlier time ("the one forty we said last week, it's one sixty now")."""
     after = sentence[value_end:value_end + 16]
     if is_korean(sentence):
-        return re.match(r"\s?(?:으?로|에|을|를|이|가)?\s?(?:[가-힣]+\s)?(?:정했|잡았|묶자고\s*했|정한|했던|잡은|하기로\s*했)", after) is not None
+        if re.match(r"\s?(?:으?로|에|을|를|이|가)?\s?(?:[가-힣]+\s)?(?:정했|잡았|묶자고\s*했|정한|했던|잡은|하기로\s*했)", after):
+            return True
+        return _ko_past_adnominal(sentence, value_end)
     before = sentence[max(0, value_end - 60):value_end]
-    return re.search(r"\b(?:said|had|landed on|picked|agreed on|was|were)\b[^.,;]*$", before, re.IGNORECASE) is not None
+    if re.search(r"\b(?:said|had|landed on|picked|agreed on|was|were)\b[^.,;]*$", before, re.IGNORECASE):
+        return True
+    return _en_clause_of_earlier_time(sentence, value_end)
+
+
+_EARLIER_TIME_KO = re.compile(r"지난\s*(?:주|번|회의|달|미팅)|저번|전\s*회의")
+_EARLIER_TIME_EN = re.compile(r"\blast (?:week|time|meeting|call)\b|\bpreviously\b|\boriginally\b", re.IGNORECASE)
+_EN_CLAUSE_END = re.compile(r"[,;.!?]|\s(?:and|but|so|now)\s", re.IGNORECASE)
+_PAST_EP = frozenset({"았", "었", "였", "었었", "았었"})
+
+
+def _ko_past_adnominal(sentence: str, value_end: int) -> bool:
+    """The first predicate after the value (within its clause) is a past adnominal: -았/었-던,
+    -던, or -ㄴ/은 on a verb when the sentence names an earlier time."""
+    from mithub.text.korean import tokens_with_offsets
+
+    toks = [t for t in tokens_with_offsets(sentence) if t.start >= value_end]
+    predicate, past = False, False
+    for t in toks[:8]:
+        if t.tag in ("SF", "SP", "EF") or (t.tag == "EC" and predicate):
+            return False
+        if t.tag in ("VV", "VX", "XSV"):
+            predicate = True
+        elif predicate and t.tag == "EP" and t.form in _PAST_EP:
+            past = True
+        elif predicate and t.tag == "ETM":
+            form = t.form.lstrip("\u11ab")
+            return t.form == "던" or (past and form in ("", "은", "ㄴ", "던")) or (
+                t.form in ("\u11ab", "은", "ㄴ") and bool(_EARLIER_TIME_KO.search(sentence)))
+        elif predicate and t.tag.startswith("N"):
+            return False
+    return False
+
+
+def _en_clause_of_earlier_time(sentence: str, value_end: int) -> bool:
+    """The value's clause (between commas and conjunctions) speaks of an earlier time."""
+    starts = [m.end() for m in _EN_CLAUSE_END.finditer(sentence, 0, value_end)]
+    end = _EN_CLAUSE_END.search(sentence, value_end)
+    clause = sentence[(starts[-1] if starts else 0): (end.start() if end else len(sentence))]
+    return bool(_EARLIER_TIME_EN.search(clause))
 
 
 # Estimates, not bounds: "최소 6주" and "5% 이하" are settled limits and stay values.

@@ -5,6 +5,9 @@ weights ship in the package):
   `decisions_m1` lines of meeting 1, and the `new_decision` / `explicit_change` /
   `implicit_conflict` lines of meeting 2; `consistent` / `distractor` lines are hard negatives.
 - `../shared/benchmarks/data/real_record`: 6 AMI/ICSI meetings with a reader's decisions.
+- `benchmarks/data/series` (in this repository, `PROJECT_SERIES`): two-meeting series in the same
+  format written by the project's own authors, who read only the data README (not the series or
+  the code), so the models learn from more hands than the benchmark's.
 
 Each meeting's turn analyses and embeddings are computed once per process (and cached in
 `cache_dir` when one is given, so iterating on a model does not run kiwi again).
@@ -72,9 +75,19 @@ def _labels(n: int, positives: Sequence[int], neighbours: int = 1) -> list[int]:
     return labels
 
 
-def load_series(folder: Path) -> list[Series]:
+# The project's own series (absent in an installed package, where nothing trains).
+PROJECT_SERIES = Path(__file__).resolve().parents[3] / "benchmarks" / "data" / "series"
+
+
+def series_folders(folder: Path, extra: Sequence[Path] = ()) -> list[Path]:
+    """Every series folder under `folder` and the `extra` roots, in a fixed order."""
+    roots = [folder, *(e for e in extra if e.is_dir())]
+    return [d for root in roots for d in sorted(p for p in root.iterdir() if (p / "gold.json").is_file())]
+
+
+def load_series(folder: Path, extra: Sequence[Path] = ()) -> list[Series]:
     out = []
-    for d in sorted(p for p in folder.iterdir() if (p / "gold.json").is_file()):
+    for d in series_folders(folder, extra):
         gold = json.loads((d / "gold.json").read_text(encoding="utf-8"))
         sid, lang = gold["series_id"], gold["language"]
         (a, b) = gold["meetings"]
@@ -141,4 +154,4 @@ def prepare(meetings: Sequence[Meeting], lookaheads: Sequence[int], cache_dir: P
 
 # Bumped when turn_features (or the dates and values it reads) changes, so a cache from
 # older features is not read.
-_FEATURE_VERSION = 4
+_FEATURE_VERSION = 5

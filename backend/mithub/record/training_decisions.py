@@ -34,7 +34,7 @@ from mithub.record.settle_model import (
     SettleModel,
     embedding_names,
 )
-from mithub.record.training_data import Meeting, Series, load_real, load_series, prepare
+from mithub.record.training_data import PROJECT_SERIES, Meeting, Series, load_real, load_series, prepare
 from mithub.record.decisions import listed_lines
 from mithub.record.training_pairs import meeting_values, pair_rows, snap
 from mithub.record.turn_features import vectorize
@@ -56,8 +56,8 @@ class Corpus:
         return [m for s in self.series for m in (s.m1, s.m2)] + self.real
 
 
-def load_corpus(data: Path, cache_dir: Path | None = None) -> Corpus:
-    corpus = Corpus(load_series(data / "decisions"), load_real(data / "real_record"))
+def load_corpus(data: Path, cache_dir: Path | None = None, extra: Sequence[Path] = ()) -> Corpus:
+    corpus = Corpus(load_series(data / "decisions", extra), load_real(data / "real_record"))
     prepare(corpus.meetings, (0, 2), cache_dir)
     return corpus
 
@@ -219,9 +219,9 @@ def choose_pair_threshold(flags: Flags, series: Sequence[Series]) -> tuple[float
     return float(best["threshold"]), grid
 
 
-def train(data: Path, out: Path, cache_dir: Path | None = None) -> dict:
+def train(data: Path, out: Path, cache_dir: Path | None = None, extra: Sequence[Path] = ()) -> dict:
     started = time.perf_counter()
-    corpus = load_corpus(data, cache_dir)
+    corpus = load_corpus(data, cache_dir, extra)
     for m in corpus.real:
         m.gold_lines = _real_gold_lines(data / "real_record", m.meeting_id)  # type: ignore[attr-defined]
     meetings = corpus.meetings
@@ -274,10 +274,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--data", type=Path, default=Path("../shared/benchmarks/data"))
     ap.add_argument("--out", type=Path, default=WEIGHTS)
     ap.add_argument("--cache", type=Path, default=None, help="a folder for turn analyses and embeddings")
+    ap.add_argument("--extra", type=Path, nargs="*", default=[PROJECT_SERIES],
+                    help=f"more series folders in the same format (default {PROJECT_SERIES}; none: --extra)")
     args = ap.parse_args(argv)
     if not (args.data / "decisions").is_dir() or not (args.data / "real_record").is_dir():
         sys.exit(f"no decisions/ and real_record/ under {args.data}")
-    card = train(args.data, args.out, args.cache)
+    card = train(args.data, args.out, args.cache, args.extra)
     print(json.dumps({k: v for k, v in card.items() if not k.endswith("grid")}, indent=1))
 
 
