@@ -211,7 +211,7 @@ def table(series: dict, real: dict, seconds: float) -> str:
 
 def run(cache: Path | None = Path("/tmp/mithub_record_cache"), extra: list[Path] | None = None) -> tuple[str, dict]:
     started = time.perf_counter()
-    extra = [T.PROJECT_SERIES] if extra is None else extra
+    extra = [] if extra is None else extra
     corpus = T.load_corpus(DATA, cache, extra)
     for m in corpus.real:
         m.gold_lines = T._real_gold_lines(DATA / "real_record", m.meeting_id)  # type: ignore[attr-defined]
@@ -229,8 +229,8 @@ def main() -> None:
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--cache", type=Path, default=Path("/tmp/mithub_record_cache"))
     ap.add_argument("--extra", type=Path, nargs="*", default=None,
-                    help="series folders trained on (and scored apart) beside the dev series; default the "
-                         "project's own (benchmarks/data/series); none: --extra")
+                    help="series folders trained on (and scored apart) beside the dev series, e.g. the "
+                         "project's own: --extra benchmarks/data/series (default none)")
     args = ap.parse_args()
     body, _ = run(args.cache, args.extra)
     publish(TITLE, body, not args.no_write)

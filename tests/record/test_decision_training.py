@@ -31,7 +31,7 @@ def test_retraining_gives_identical_weights(tmp_path: Path) -> None:
 
     data = _subset(tmp_path / "data")
     for run in ("a", "b"):
-        main(["decisions", "--data", str(data), "--out", str(tmp_path / run), "--extra"])
+        main(["decisions", "--data", str(data), "--out", str(tmp_path / run)])
     for name in (settle_model.SETTLE_FILE, settle_model.SETTLE_LIVE_FILE, pair_model.PAIR_FILE):
         first, second = (tmp_path / run / name for run in ("a", "b"))
         assert first.read_bytes() == second.read_bytes(), name
