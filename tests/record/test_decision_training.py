@@ -65,3 +65,11 @@ def test_a_watch_without_weights_names_the_rebuild_command_and_the_meeting_goes_
         assert await watch.observe([turn(1, ("alice", "Alice"), TODAY, WEEK_ONE)]) == []
 
     asyncio.run(scenario())
+
+
+def test_a_missing_extra_series_folder_is_named(tmp_path: Path) -> None:
+    from mithub.record.training_data import PROJECT_SERIES, series_folders
+
+    with pytest.raises(FileNotFoundError, match="nowhere"):
+        series_folders(PROJECT_SERIES, [tmp_path / "nowhere"])
+    assert len(series_folders(PROJECT_SERIES)) == 16  # the project's own series, in a fixed order

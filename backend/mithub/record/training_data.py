@@ -81,7 +81,11 @@ PROJECT_SERIES = Path(__file__).resolve().parents[3] / "benchmarks" / "data" / "
 
 def series_folders(folder: Path, extra: Sequence[Path] = ()) -> list[Path]:
     """Every series folder under `folder` and the `extra` roots, in a fixed order."""
-    roots = [folder, *(e for e in extra if e.is_dir())]
+    missing = [str(e) for e in extra if not e.is_dir()]
+    if missing:
+        raise FileNotFoundError(f"no series folder at {', '.join(missing)} (give --extra a folder of "
+                                "<series>/gold.json, meeting1.jsonl, meeting2.jsonl, e.g. benchmarks/data/series)")
+    roots = [folder, *extra]
     return [d for root in roots for d in sorted(p for p in root.iterdir() if (p / "gold.json").is_file())]
 
 
