@@ -83,3 +83,12 @@ def test_a_deadline_on_the_beta_takes_the_date_the_second_meeting_moved_it_to(th
     actions = json.loads(capsys.readouterr().out)["actions"]
     [item] = [a for a in actions if a["meeting_id"] == "demo-ko-3" and a["owner"] == "최민호"]
     assert (item["due_text"], item["due_date"]) == ("베타 오픈 사흘 전까지", "2026-08-02")
+
+
+def test_an_offset_said_in_words_counts_from_the_moved_beta(third, capsys):
+    """"베타 오픈 이 주 전까지" (two weeks, said in Sino-Korean words) from the beta the second
+    meeting moved to 8월 5일: 7월 22일 (the offset was not read, so the item had no date)."""
+    assert main(["actions", "--series", "demo-ko", "--database-url", third[0], "--json"]) == 0
+    actions = json.loads(capsys.readouterr().out)["actions"]
+    [item] = [a for a in actions if a["meeting_id"] == "demo-ko-3" and a["owner"] == "박서준"]
+    assert (item["due_text"], item["due_date"]) == ("베타 오픈 이 주 전까지", "2026-07-22")
