@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 
 from mithub.record.values import Value
+from mithub.text.korean import tokens_with_offsets
 
 # A settling verb: "으로 하겠습니다", "걸로 하죠", "확정", "let's go with", "final", "we launch".
 _KO_SETTLE = re.compile(
@@ -170,30 +171,22 @@ def clause_points_back(sentence: str, value_end: int) -> bool:
 
 _EARLIER_TIME_KO = re.compile(r"지난\s*(?:주|번|회의|달|미팅)|저번|전\s*회의")
 _EARLIER_TIME_EN = re.compile(r"\blast (?:week|time|meeting|call)\b|\bpreviously\b|\boriginally\b", re.IGNORECASE)
+# Clause ends: punctuation and conjunctions; "now" opens the new value's clause ("that now becomes …").
 _EN_CLAUSE_END = re.compile(r"[,;.!?]|\s(?:and|but|so|now)\s", re.IGNORECASE)
-_PAST_EP = frozenset({"았", "었", "였", "었었", "았었"})
+_ADNOMINAL_N = frozenset({"\u11ab", "ㄴ", "은"})  # kiwi writes the coda -ㄴ as a jamo
 
 
 def _ko_past_adnominal(sentence: str, value_end: int) -> bool:
-    """The first predicate after the value (within its clause) is a past adnominal: -았/었-던,
-    -던, or -ㄴ/은 on a verb when the sentence names an earlier time."""
-    from mithub.text.korean import tokens_with_offsets
-
-    toks = [t for t in tokens_with_offsets(sentence) if t.start >= value_end]
-    predicate, past = False, False
-    for t in toks[:8]:
-        if t.tag in ("SF", "SP", "EF") or (t.tag == "EC" and predicate):
+    """The first predicate after the value (within its clause) ends in a past adnominal: -던
+    ("잡았던", "했던"), or -ㄴ/은 ("가기로 한", "정한") when the sentence names an earlier time."""
+    predicate = False
+    for t in [t for t in tokens_with_offsets(sentence) if t.start >= value_end][:8]:
+        if t.tag in ("SF", "SP", "EF") or (predicate and (t.tag == "EC" or t.tag.startswith("N"))):
             return False
         if t.tag in ("VV", "VX", "XSV"):
             predicate = True
-        elif predicate and t.tag == "EP" and t.form in _PAST_EP:
-            past = True
         elif predicate and t.tag == "ETM":
-            form = t.form.lstrip("\u11ab")
-            return t.form == "던" or (past and form in ("", "은", "ㄴ", "던")) or (
-                t.form in ("\u11ab", "은", "ㄴ") and bool(_EARLIER_TIME_KO.search(sentence)))
-        elif predicate and t.tag.startswith("N"):
-            return False
+            return t.form == "던" or (t.form in _ADNOMINAL_N and bool(_EARLIER_TIME_KO.search(sentence)))
     return False
 
 
