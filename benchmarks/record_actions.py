@@ -11,7 +11,9 @@
 The decision rule (threshold, window) is the shipped one, itself chosen out of fold by
 `record.action_training.choose`. Baselines from the benchmark READMEs and issue 18 beside them.
 
-    .venv/bin/python benchmarks/record_actions.py [--no-write]
+    .venv/bin/python benchmarks/record_actions.py [--no-write] [--extra benchmarks/data/series]
+
+With `--extra DIR...`: the figures without and with those series in training (`run_extra`).
 
 `run() -> (markdown_table, dict)` is what `benchmarks/record.py` imports.
 """
@@ -37,6 +39,7 @@ from mithub.record.actions import action_lines, extract_action_items  # noqa: E4
 SHARED = REPO_ROOT.parent / "shared" / "benchmarks"
 DATA = SHARED / "data"
 SECTION = "Action items held out (commitment-turn model)"
+SECTION_EXTRA = "Record: action items with the project's own series in training (benchmarks/record_actions.py --extra)"
 BASELINES = {"cue-word rule (README)": "series F1 0.46", "project before this work": "series F1 0.73; real P 0.16 R 0.18"}
 
 
@@ -52,22 +55,27 @@ def _items(meeting: training.MeetingData, model: ActionModel) -> list[dict]:
     return [a.model_dump(mode="json") for a in items if not a.candidate]
 
 
-def _series(meetings: list[training.MeetingData], l2: float, rule) -> dict:  # noqa: ANN001
+def _series(meetings: list[training.MeetingData], l2: float, rule,  # noqa: ANN001
+            own: frozenset[str] = frozenset(), train: list[training.MeetingData] | None = None) -> dict:
+    """Each series of `meetings` scored by a model fitted on `train` (default: `meetings`) less
+    that series; the series in `own` (the extra roots') pooled apart, under "project"."""
     score = _scorer()
+    train = meetings if train is None else train
     by_group = defaultdict(list)
     for m in meetings:
         by_group[m.group].append(m)
-    acc_all: dict[str, defaultdict] = {k: defaultdict(int) for k in ("all", "ko", "en")}
+    acc_all: dict[str, defaultdict] = {k: defaultdict(int) for k in ("all", "ko", "en", "project")}
     per_series = {}
     for group, held in sorted(by_group.items()):
         if held[0].kind != "series":
             continue
-        model = ActionModel(training.fit([m for m in meetings if m.group != group], l2), rule)
+        model = ActionModel(training.fit([m for m in train if m.group != group], l2), rule)
         got = {"actions": {"actions": [a for m in held for a in _items(m, model)]}}
         series = {"series_id": group, "meetings": [{"meeting_id": m.meeting_id} for m in held],
                   "actions": {"meetings": [{"meeting_id": m.meeting_id, "actions": m.gold} for m in held]}}
         one: defaultdict = defaultdict(int)
-        for acc in (acc_all["all"], acc_all[held[0].language], one):
+        pooled = (acc_all["project"],) if group in own else (acc_all["all"], acc_all[held[0].language])
+        for acc in (*pooled, one):
             score.score_actions(series, got, acc, [])
         per_series[group] = _figures(one)["f1"]
     return {"pooled": {k: _figures(v) for k, v in acc_all.items()}, "per_series_f1": per_series}
@@ -152,10 +160,61 @@ def run() -> tuple[str, dict]:
     return body, {"series": series, "real": real, "live": live}
 
 
+def run_extra(extra: list[Path]) -> tuple[str, dict]:
+    """Held-out figures without and with the `extra` series in training: the benchmark's series
+    (LOSO) and real meetings (LOMO), and the extra series, scored by the model fitted without
+    them and, with them in training, held out one series at a time. "With" is measured under the
+    shipped rule and under the rule `choose` picks with the extras in (what `--extra` would ship)."""
+    started = time.perf_counter()
+    extras = training.load_extra(extra)  # first: a wrong folder fails before the long part
+    shipped = load_action_model()
+    l2, rule = float(shipped.model.meta.get("l2", shipped.model.l2)), shipped.rule
+    base = training.load_meetings(DATA)
+    training.featurise(base + extras)
+    own, every = frozenset(m.group for m in extras), base + extras
+    l2_x, rule_x, _, _ = training.choose(every)
+    runs = {"without": (_series(base, l2, rule), _real(base, l2, rule),
+                        _series(extras, l2, rule, own, train=base)),
+            "with, shipped rule": (_series(every, l2, rule, own), _real(every, l2, rule), None),
+            "with, rule re-chosen": (_series(every, l2_x, rule_x, own), _real(every, l2_x, rule_x), None)}
+    rows, spread = [], []
+    for name, (series, real, unseen) in runs.items():
+        theirs = unseen or series
+        b, o = series["pooled"]["all"], theirs["pooled"]["project"]
+        rows.append([name, *(f"{b[k]:.2f}" for k in ("precision", "recall", "f1", "due_date_accuracy")),
+                     f"{real['precision']:.2f} / {real['recall']:.2f} ({real['listed']})",
+                     *(f"{o[k]:.2f}" for k in ("precision", "recall", "f1", "due_date_accuracy"))])
+        f1 = {g: v for g, v in series["per_series_f1"].items() if g not in own}
+        spread.append(f"{name}: benchmark per-series F1 median {statistics.median(f1.values()):.2f}, min "
+                      f"{min(f1.values()):.2f}, sd {statistics.pstdev(f1.values()):.2f} ("
+                      + ", ".join(f"{g} {v:.2f}" for g, v in f1.items()) + "); real "
+                      + ", ".join(f"{k} {a}/{b}/{c}" for k, (a, b, c) in real["per_meeting"].items()) + "; extra "
+                      + ", ".join(f"{g} {v:.2f}" for g, v in theirs["per_series_f1"].items() if g in own) + ".")
+    header = ["training data", "bench P", "bench R", "bench F1", "bench due", "real P / R (listed)",
+              "extra P", "extra R", "extra F1", "extra due"]
+    body = (f"Extra series: {', '.join(map(str, extra))} ({len(own)} series). Rules: shipped {rule.by_language}, "
+            f"window {rule.window}, l2 {l2}; re-chosen with the extras {rule_x.by_language}, window {rule_x.window}, "
+            f"l2 {l2_x}. Extra columns: without = fitted on the benchmark's 18 series and the 6 real meetings, "
+            f"scored on the extras; with = held out one extra series at a time.\n\n"
+            + markdown_table(header, rows) + "\n\n" + "\n".join(spread)
+            + f"\n\nRun time {time.perf_counter() - started:.0f} s, load {load_average()}.")
+    return body, {name: {"series": s_, "real": r_} for name, (s_, r_, _) in runs.items()}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md alone")
+    ap.add_argument("--extra", type=Path, nargs="+", default=None,
+                    help="series folders with actions.json to measure with and without in training "
+                         "(e.g. benchmarks/data/series); default: the shipped protocol only")
     args = ap.parse_args()
+    if args.extra:
+        try:
+            body, _ = run_extra(args.extra)
+        except FileNotFoundError as error:
+            ap.exit(2, f"error: {error}\n")
+        publish(SECTION_EXTRA, body, write=not args.no_write)
+        return
     body, _ = run()
     publish(SECTION, body, write=not args.no_write)
 

@@ -9,6 +9,9 @@
   Pk (the target: every fold below it).
 - The invented series with topics.json (12 series, 24 meetings, Korean and English): leave one
   whole series out, the same way.
+- With `--extra DIR...` (e.g. the project's own `benchmarks/data/series`): the same figures
+  without and with those series in training, and the extra series themselves, scored by the model
+  fitted without them and, with them in training, held out one series at a time.
 
 The protocol is the one `python -m mithub.topics.training` runs to choose the shipped model's L2
 strength and rule (mithub/topics/training.py); this script reports it next to the baselines of the
@@ -32,11 +35,20 @@ from common import REPO_ROOT, load_average, markdown_table, publish  # noqa: E40
 from mithub.embedders import load_embedder  # noqa: E402
 from mithub.observability import configure_logging  # noqa: E402
 from mithub.topics.metrics import average, evenly_spaced, score_meeting  # noqa: E402
-from mithub.topics.training import cross_validate, meeting_rows, summary  # noqa: E402
-from mithub.topics.training_data import build_meetings, load_raw  # noqa: E402
+from mithub.topics.training import (  # noqa: E402
+    cross_validate,
+    fit,
+    load_rows,
+    meeting_rows,
+    probabilities,
+    summary,
+)
+from mithub.topics.peaks import pick_boundaries  # noqa: E402
+from mithub.topics.training_data import build_meetings, load_extra, load_raw  # noqa: E402
 
 DATA = REPO_ROOT.parent / "shared" / "benchmarks" / "data"
 TITLE = "Record: topic boundaries, cross-validated (benchmarks/record_topics.py)"
+TITLE_EXTRA = "Record: topic boundaries with the project's own series in training (benchmarks/record_topics.py --extra)"
 DEFAULT_CACHE = Path("/tmp/mithub-topic-embeddings")
 # ../shared/benchmarks/README.md (QMSum train) and data/decisions/README.md (topics.json).
 README_BASELINES = {
@@ -128,12 +140,87 @@ def run(cache: Path | None = DEFAULT_CACHE, data: Path = DATA) -> tuple[str, dic
     return text, figures
 
 
+def _pooled(rows: list, scores: dict) -> dict[str, float]:
+    """Pk pooled over `rows`, the no-boundary Pk, and per held-out group (QMSum: its fold)."""
+    none = [score_meeting(r.turn_topic, r.raw.boundaries, []) for r in rows]
+    return {**average([scores[r.raw.meeting_id] for r in rows]), "pk_no_boundary": average(none)["pk"]}
+
+
+def _by_series(rows: list, scores: dict) -> dict[str, float]:
+    groups: dict[str, list] = {}
+    for r in rows:
+        groups.setdefault(r.raw.group, []).append(r)
+    return {g: average([scores[r.raw.meeting_id] for r in members])["pk"] for g, members in sorted(groups.items())}
+
+
+def _set_figures(rows: list, extra_ids: set[str], scores: dict) -> dict[str, Any]:
+    qmsum = [r for r in rows if r.raw.source == "qmsum"]
+    bench = [r for r in rows if r.raw.source == "series" and r.raw.meeting_id not in extra_ids]
+    own = [r for r in rows if r.raw.meeting_id in extra_ids]
+    return {"qmsum": _pooled(qmsum, scores), "bench": _pooled(bench, scores), "bench_series": _by_series(bench, scores),
+            **({"own": _pooled(own, scores), "own_series": _by_series(own, scores)} if own else {})}
+
+
+def run_extra(extra: list[Path], cache: Path | None = DEFAULT_CACHE, data: Path = DATA) -> tuple[str, dict[str, Any]]:
+    """Held-out figures without and with the `extra` series in training (see the module doc)."""
+    started = time.perf_counter()
+    rows, extra_ids = load_rows(data, load_embedder("use-multilingual"), cache, extra=extra)
+    base = [r for r in rows if r.raw.meeting_id not in extra_ids]
+    before = cross_validate(base)
+    # The extras scored by what ships without them: fitted on all of the benchmark data, its rule.
+    shipped = fit(base, before.l2)
+    unseen = {r.raw.meeting_id: score_meeting(r.turn_topic, r.raw.boundaries,
+                                              pick_boundaries(probabilities(shipped, r), before.rule))
+              for r in rows if r.raw.meeting_id in extra_ids}
+    after = cross_validate(rows)
+    figures = {"without": _set_figures(rows, extra_ids, {**before.scores, **unseen}),
+               "with": _set_figures(rows, extra_ids, after.scores),
+               "folds_without": summary(base, before)["qmsum_folds"], "folds_with": summary(rows, after)["qmsum_folds"],
+               "rule_without": before.rule.__dict__, "rule_with": after.rule.__dict__,
+               "l2": [before.l2, after.l2], "seconds": time.perf_counter() - started}
+    return _extra_text(figures, extra), figures
+
+
+def _extra_text(f: dict[str, Any], extra: list[Path]) -> str:
+    header = ["training data", "QMSum Pk (5-fold)", "QMSum folds (Pk / no boundary)", "benchmark series Pk (LOSO)",
+              "extra series Pk", "rule"]
+    body = []
+    for key, label, how in (("without", "QMSum + benchmark series (shipped)", "the model without them"),
+                            ("with", "+ the extra series", "held out one series at a time")):
+        sets, folds = f[key], f[f"folds_{key}"]
+        body.append([label, f"{sets['qmsum']['pk']:.3f}",
+                     " ".join(f"{x['pk']:.3f}/{x['pk_no_boundary']:.3f}" for x in folds),
+                     f"{sets['bench']['pk']:.3f}", f"{sets['own']['pk']:.3f} ({how})", str(f[f"rule_{key}"])])
+    spread = "\n".join(
+        f"Per series, {key}: benchmark " + ", ".join(f"{g} {v:.3f}" for g, v in f[key]["bench_series"].items())
+        + "; extra " + ", ".join(f"{g} {v:.3f}" for g, v in f[key]["own_series"].items()) + "."
+        for key in ("without", "with"))
+    none = f["with"]
+    return "\n\n".join([
+        f"Extra series: {', '.join(str(e) for e in extra)} ({len(none['own_series'])} series). No-boundary Pk: QMSum "
+        f"{none['qmsum']['pk_no_boundary']:.3f}, benchmark series {none['bench']['pk_no_boundary']:.3f}, extra series "
+        f"{none['own']['pk_no_boundary']:.3f}. L2 chosen: {f['l2'][0]} without, {f['l2'][1]} with. "
+        f"{f['seconds']:.0f} s, load {load_average()}.",
+        markdown_table(header, body), spread])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--write", action="store_true", help="write the section into RESULTS.md")
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="turn embedding cache folder")
+    parser.add_argument("--extra", type=Path, nargs="+", default=None,
+                        help="series folders with topics.json to measure with and without in training "
+                             "(e.g. benchmarks/data/series); default: the shipped protocol only")
     args = parser.parse_args()
     configure_logging(level="WARNING")
+    if args.extra:
+        try:
+            load_extra(args.extra)  # a wrong folder fails before the embedder loads
+            text, _ = run_extra(args.extra, args.cache)
+        except FileNotFoundError as error:
+            parser.exit(2, f"error: {error}\n")
+        publish(TITLE_EXTRA, text, args.write)
+        return 0
     text, _ = run(args.cache)
     publish(TITLE, text, args.write)
     return 0

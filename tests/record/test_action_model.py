@@ -27,7 +27,7 @@ from mithub.record.ledger import actions_document, build_ledger
 from mithub.record.llm_record import _Action, _Answer, _accept
 from mithub.record.meeting_record import MeetingRecord, extract_record
 from mithub.record.models import ActionItem
-from mithub.record.action_training import train_actions
+from mithub.record.action_training import load_extra, load_meetings, main as train_actions_main, train_actions
 from mithub.store.memory import InMemoryRepository
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "benchmarks" / "data"
@@ -89,6 +89,38 @@ def test_retraining_gives_the_same_weights(tmp_path):
     train_actions(data, second)
     assert (first / "actions.json").read_bytes() == (second / "actions.json").read_bytes()
     assert action_model.load_action_model(first / "actions.json").model.feature_names == list(FEATURE_NAMES)
+
+
+def test_extra_series_are_read_only_when_asked_and_a_missing_one_is_named(tmp_path, capsys):
+    own = tmp_path / "own" / "ko90"
+    own.mkdir(parents=True)
+    for f in (DATA / "decisions" / "ko01").iterdir():
+        (own / f.name).symlink_to(f)
+    base = load_meetings(DATA)
+    extras = load_extra([tmp_path / "own"])
+    assert [m.group for m in extras] == ["ko01", "ko01"] and all(m.kind == "series" for m in extras)
+    assert len(load_meetings(DATA, [tmp_path / "own"])) == len(base) + 2
+    missing = tmp_path / "no-such-series"
+    with pytest.raises(FileNotFoundError, match="no-such-series"):
+        load_meetings(DATA, [missing])
+    with pytest.raises(SystemExit) as exit_:
+        train_actions_main(["--data", str(DATA), "--out", str(tmp_path / "w"), "--extra", str(missing)])
+    assert exit_.value.code == 2 and str(missing) in capsys.readouterr().err
+    assert not (tmp_path / "w").exists()
+
+
+@pytest.mark.parametrize("script", ["record_actions.py", "record_topics.py"])
+def test_the_benchmarks_extra_option_names_a_missing_folder(tmp_path, script):
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    missing = tmp_path / "no-such-series"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}  # the mithub this test imports
+    done = subprocess.run([sys.executable, str(root / "benchmarks" / script), "--extra", str(missing)],
+                          capture_output=True, text=True, cwd=root, timeout=120, env=env)
+    assert done.returncode == 2 and str(missing) in done.stderr
 
 
 def test_a_person_only_copied_is_not_the_owner_anywhere():

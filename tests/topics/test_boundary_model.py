@@ -21,7 +21,7 @@ from mithub.topics.features import FEATURE_NAMES, RIGHT_TURNS, meeting_candidate
 from mithub.topics.peaks import DecisionRule, OnlinePicker, pick_boundaries
 from mithub.topics.training import main as train_main
 from mithub.topics.training import meeting_rows, sample_weights
-from mithub.topics.training_data import build_meetings, load_raw
+from mithub.topics.training_data import build_meetings, load_extra, load_raw
 
 from .topic_meetings import BUDGET, HIRING, meeting, topic_turns
 
@@ -176,3 +176,25 @@ def test_training_reads_both_sources_and_leaves_uncovered_turns_unlabelled(tmp_p
     assert weights[0] == 0 and weights[1] > 0  # the uncovered turn (position 1) is not trained on
     by_source = {s: weights[np.concatenate([[r.raw.source == s] * len(r.y) for r in rows])].sum() for s in ("qmsum", "series")}
     assert by_source["qmsum"] == pytest.approx(by_source["series"])
+
+
+def test_extra_series_join_the_training_data_only_when_asked(tmp_path):
+    _tiny_data(tmp_path / "data")
+    (tmp_path / "data" / "decisions").rename(tmp_path / "own")  # a second root in the same format
+    (tmp_path / "data" / "decisions").mkdir()
+    assert [r.source for r in load_raw(tmp_path / "data")].count("series") == 0
+    extras = load_extra([tmp_path / "own"])
+    assert [r.group for r in extras] == ["ko90"] * 2 + ["ko91"] * 2 and {r.source for r in extras} == {"series"}
+
+
+def test_a_missing_extra_folder_is_an_error_naming_it(tmp_path, capsys):
+    _tiny_data(tmp_path / "data")
+    missing = tmp_path / "no-such-series"
+    with pytest.raises(FileNotFoundError, match="no-such-series"):
+        load_extra([missing])
+    with pytest.raises(FileNotFoundError, match="holds no"):
+        load_extra([tmp_path / "data" / "segmentation"])
+    with pytest.raises(SystemExit) as exit_:
+        train_main(["--data", str(tmp_path / "data"), "--out", str(tmp_path / "m.json"), "--extra", str(missing)])
+    assert exit_.value.code == 2 and str(missing) in capsys.readouterr().err
+    assert not (tmp_path / "m.json").exists()

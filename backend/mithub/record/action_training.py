@@ -63,17 +63,39 @@ def _jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def load_meetings(data: Path) -> list[MeetingData]:
-    """Every annotated meeting under `data` (the benchmarks' `data/` folder): `decisions/*/`
-    series and `real_record/` meetings, in a fixed order."""
+def _series_meetings(root: Path) -> list[MeetingData]:
+    """The two meetings of every `<series>/` folder under `root` that has actions.json."""
     out: list[MeetingData] = []
-    for folder in sorted(p for p in (data / "decisions").iterdir() if (p / "actions.json").is_file()):
+    for folder in sorted(p for p in root.iterdir() if (p / "actions.json").is_file()):
         gold = json.loads((folder / "gold.json").read_text(encoding="utf-8"))
         actions = {m["meeting_id"]: m["actions"] for m in json.loads((folder / "actions.json").read_text(encoding="utf-8"))["meetings"]}
         for n, meeting in enumerate(gold["meetings"], start=1):
             started = datetime.fromisoformat(meeting["started_at"])
             out.append(MeetingData(meeting["meeting_id"], gold["series_id"], "series", gold["language"], started,
                                    _turns(_jsonl(folder / f"meeting{n}.jsonl"), started), actions.get(meeting["meeting_id"], [])))
+    return out
+
+
+def load_extra(roots: Sequence[Path]) -> list[MeetingData]:
+    """More series in the benchmark's format (e.g. the project's own `benchmarks/data/series`),
+    read as the benchmark's series: one more held-out group each. A missing root, or one without
+    `<series>/actions.json`, is an error rather than an empty set."""
+    out: list[MeetingData] = []
+    for root in roots:
+        if not root.is_dir():
+            raise FileNotFoundError(f"extra series folder not found: {root}")
+        found = _series_meetings(root)
+        if not found:
+            raise FileNotFoundError(f"extra series folder {root} holds no <series>/actions.json")
+        out += found
+    return out
+
+
+def load_meetings(data: Path, extra: Sequence[Path] = ()) -> list[MeetingData]:
+    """Every annotated meeting under `data` (the benchmarks' `data/` folder): `decisions/*/`
+    series and `real_record/` meetings, in a fixed order; then the `extra` series roots' (none
+    by default: RESULTS.md has the held-out figures with them)."""
+    out = _series_meetings(data / "decisions")
     for meta in sorted((data / "real_record").glob("*.gold.json")):
         gold = json.loads(meta.read_text(encoding="utf-8"))
         started = datetime.fromisoformat(gold.get("started_at", "2005-01-10T10:00:00+00:00"))
@@ -82,7 +104,7 @@ def load_meetings(data: Path) -> list[MeetingData]:
                                gold["actions"]))
     if not out:
         raise FileNotFoundError(f"no annotated meetings under {data} (expected decisions/*/actions.json, real_record/)")
-    return out
+    return out + load_extra(extra)
 
 
 def gold_lines(item: dict) -> set[int]:
@@ -213,10 +235,11 @@ def choose(meetings: Sequence[MeetingData]) -> tuple[float, DecisionRule, dict, 
 # --- one command: `python -m mithub.record.training actions --data DIR` -------------------------
 
 
-def train_actions(data: Path, out: Path) -> dict:
-    """Fit the commitment-turn model on every annotated meeting under `data`, write
-    `actions.json` and its model card `actions.md` to `out`; returns the stored metadata."""
-    meetings = load_meetings(data)
+def train_actions(data: Path, out: Path, extra: Sequence[Path] = ()) -> dict:
+    """Fit the commitment-turn model on every annotated meeting under `data` (and the `extra`
+    series roots), write `actions.json` and its model card `actions.md` to `out`; returns the
+    stored metadata."""
+    meetings = load_meetings(data, extra)
     featurise(meetings)
     l2, rule, scores, _ = choose(meetings)
     model = fit(meetings, l2)
@@ -241,9 +264,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                                  description="Retrain the commitment-turn model (record/weights/actions.json).")
     ap.add_argument("--data", type=Path, required=True, help="the benchmarks' data folder (decisions/, real_record/)")
     ap.add_argument("--out", type=Path, default=WEIGHTS_DIR, help=f"where to write the weights (default {WEIGHTS_DIR})")
+    ap.add_argument("--extra", type=Path, nargs="*", default=[],
+                    help="more series folders with actions.json to train on (e.g. benchmarks/data/series; "
+                         "not by default)")
     args = ap.parse_args(list(argv) if argv is not None else None)
     started = time.perf_counter()
-    meta = train_actions(args.data, args.out)
+    try:
+        meta = train_actions(args.data, args.out, args.extra)
+    except FileNotFoundError as error:
+        ap.exit(2, f"error: {error}\n")
     print(f"actions: wrote {args.out / 'actions.json'} in {time.perf_counter() - started:.0f} s; rule {meta['rule']}; cv "
           + ", ".join(f"{k} P={s['precision']:.2f} R={s['recall']:.2f} F1={s['f1']:.2f}" for k, s in meta["cv"].items()))
     return 0

@@ -30,12 +30,13 @@ from typing import Any
 
 import numpy as np
 
+from mithub.embedders import Embedder
 from mithub.learn.estimator import LogisticModel
 from mithub.topics.boundary import BoundaryModel, default_weights_path
 from mithub.topics.features import FEATURE_NAMES, RIGHT_TURNS, meeting_candidates
 from mithub.topics.metrics import MeetingScore, PkScorer, average, score_meeting
 from mithub.topics.peaks import DecisionRule, accept_peaks, candidate_peaks, pick_boundaries
-from mithub.topics.training_data import Meeting, RawMeeting, build_meetings, load_raw
+from mithub.topics.training_data import Meeting, RawMeeting, build_meetings, load_extra, load_raw
 
 SEED = 20260524
 QMSUM_FOLDS = 5
@@ -229,15 +230,25 @@ def summary(rows: Sequence[MeetingRows], cv: CrossValidation) -> dict[str, Any]:
     return out
 
 
+def load_rows(data: Path, embedder: Embedder, cache: Path | None, qmsum_limit: int | None = None,
+              extra: Sequence[Path] = ()) -> tuple[list[MeetingRows], set[str]]:
+    """Candidate rows of the benchmark data (and of the `extra` series roots), and the meeting
+    ids that came from `extra`. The extras are embedded apart so that the benchmark data's
+    embedding cache (keyed by its texts) stays valid with or without them."""
+    extras = load_extra(extra)
+    meetings = build_meetings(load_raw(data, qmsum_limit), embedder, cache)
+    if extras:
+        meetings += build_meetings(extras, embedder, cache)
+    return [meeting_rows(m) for m in meetings], {r.meeting_id for r in extras}
+
+
 def train(data: Path, cache: Path | None, qmsum_limit: int | None = None,
-          l2_grid: Sequence[float] = L2_GRID) -> tuple[BoundaryModel, dict[str, Any]]:
+          l2_grid: Sequence[float] = L2_GRID, extra: Sequence[Path] = ()) -> tuple[BoundaryModel, dict[str, Any]]:
     from mithub.embedders import load_embedder
 
     started = time.perf_counter()
-    raws = load_raw(data, qmsum_limit)
     embedder = load_embedder("use-multilingual")
-    meetings = build_meetings(raws, embedder, cache)
-    rows = [meeting_rows(m) for m in meetings]
+    rows, _ = load_rows(data, embedder, cache, qmsum_limit, extra)
     cv = cross_validate(rows, l2_grid)
     model = BoundaryModel(fit(rows, cv.l2), cv.rule)
     meta = {
@@ -270,8 +281,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=default_weights_path(), help="weights file to write")
     parser.add_argument("--cache", type=Path, help="folder for cached turn embeddings (.npy)")
     parser.add_argument("--qmsum-limit", type=int, help="first N QMSum meetings only (tests)")
+    # Not by default: the project's own series are development data (benchmarks/data/series);
+    # RESULTS.md has the held-out figures with and without them.
+    parser.add_argument("--extra", type=Path, nargs="*", default=[],
+                        help="more series folders with topics.json to train on (e.g. benchmarks/data/series)")
     args = parser.parse_args(argv)
-    model, meta = train(args.data, args.cache, args.qmsum_limit)
+    try:
+        model, meta = train(args.data, args.cache, args.qmsum_limit, extra=args.extra)
+    except FileNotFoundError as error:
+        parser.exit(2, f"error: {error}\n")
     elapsed = meta.pop("elapsed")
     model.save(args.out, meta)
     args.out.with_suffix(".md").write_text(model_card(model, meta), encoding="utf-8")

@@ -6,6 +6,7 @@
 - `decisions/<series>/topics.json` with `meeting1.jsonl`/`meeting2.jsonl`: invented Korean and
   English meetings (about 60 turns, 5 topics each); a series is one group, so a validation fold
   leaves whole series out.
+- optionally, more series folders in that format (`load_extra`; not trained on by default).
 
 Turns become TurnFeatures exactly as the live detector builds them (topics/turns.py), with the
 embeddings computed in batches and optionally cached as .npy files (never pickle).
@@ -89,6 +90,18 @@ def load_series(folder: Path) -> list[RawMeeting]:
 def load_raw(data: Path, qmsum_limit: int | None = None) -> list[RawMeeting]:
     """Both sources under the benchmark `data` folder (QMSum first, then the series)."""
     return load_qmsum(data / QMSUM_FILE, qmsum_limit) + load_series(data / SERIES_DIR)
+
+
+def load_extra(roots: Sequence[Path]) -> list[RawMeeting]:
+    """More series in the benchmark's format (e.g. the project's own `benchmarks/data/series`),
+    read as the benchmark's series are: one more held-out group each. A root that is missing or
+    holds no `*/topics.json` is an error, not an empty set, so a typo cannot pass for a result."""
+    for root in roots:
+        if not root.is_dir():
+            raise FileNotFoundError(f"extra series folder not found: {root}")
+        if not any(root.glob("*/topics.json")):
+            raise FileNotFoundError(f"extra series folder {root} holds no <series>/topics.json")
+    return [m for root in roots for m in load_series(root)]
 
 
 def _digest(texts: Sequence[str], model_id: str) -> str:
