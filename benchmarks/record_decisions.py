@@ -109,9 +109,9 @@ def _summary(acc: dict) -> dict:
 
 def series_figures(corpus: T.Corpus, oof_full: dict, oof_live: dict, embedder, extra: list[Path]) -> dict:  # noqa: ANN001
     scorer = _module("score_record")
-    gold_series = {s["series_id"]: s for folder in [DATA / "decisions", *extra] if folder.is_dir()
-                   for s in scorer.load_series(folder)}
-    dev = {s["series_id"] for s in scorer.load_series(DATA / "decisions")}
+    dev_series = scorer.load_series(DATA / "decisions")
+    dev = {s["series_id"] for s in dev_series}
+    gold_series = {s["series_id"]: s for s in dev_series + [s for folder in extra for s in scorer.load_series(folder)]}
     per_series = {s.series_id: pair_rows(s, oof_full[s.m1.meeting_id], oof_live[s.m2.meeting_id], T.FLOOR)
                   for s in corpus.series}
     accs = {k: dict.fromkeys(KEYS, 0) for k in ("all", "ko", "en", "project")}

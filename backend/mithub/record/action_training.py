@@ -24,6 +24,7 @@ import numpy as np
 
 from mithub.context.models import Utterance
 from mithub.learn.estimator import LogisticModel
+from mithub.learn.series_roots import extra_series_roots
 from mithub.record.action_features import Candidate, TurnReading, pair_rows
 from mithub.record.action_card import model_card
 from mithub.record.action_model import REBUILD, WEIGHTS_DIR, DecisionRule, decode
@@ -77,18 +78,9 @@ def _series_meetings(root: Path) -> list[MeetingData]:
 
 
 def load_extra(roots: Sequence[Path]) -> list[MeetingData]:
-    """More series in the benchmark's format (e.g. the project's own `benchmarks/data/series`),
-    read as the benchmark's series: one more held-out group each. A missing root, or one without
-    `<series>/actions.json`, is an error rather than an empty set."""
-    out: list[MeetingData] = []
-    for root in roots:
-        if not root.is_dir():
-            raise FileNotFoundError(f"extra series folder not found: {root}")
-        found = _series_meetings(root)
-        if not found:
-            raise FileNotFoundError(f"extra series folder {root} holds no <series>/actions.json")
-        out += found
-    return out
+    """More series in the benchmark's format, read as the benchmark's series: one more held-out
+    group each (`learn.series_roots` checks each root)."""
+    return [m for root in extra_series_roots(roots, "actions.json") for m in _series_meetings(root)]
 
 
 def load_meetings(data: Path, extra: Sequence[Path] = ()) -> list[MeetingData]:

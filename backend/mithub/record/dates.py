@@ -172,7 +172,7 @@ def _in_year(ref: date, month: int, day: int | None) -> date | None:
 
 
 def _month_day(m: re.Match[str], ref: date, hint: int | None) -> _Resolved:
-    month = int(m["mon"]) if m["mon"].isdigit() else EN_MONTHS[m["mon"].lower().rstrip(".")]
+    month = _month_number(m["mon"])
     return _in_year(ref, month, en_day_number(m["day"])), "date"
 
 
@@ -209,23 +209,18 @@ def ko_number(word: str) -> int | None:
 
 
 def _day(m: re.Match[str], ref: date, hint: int | None) -> _Resolved:
-    """A day number, with a weekday said beside it ("24일 금요일", "수요일인 20일", "Wednesday the
-    20th") and a month said before it ("오월 이십일") when there is one."""
+    """A day number, with a weekday said beside it when there is one ("24일 금요일", "수요일인
+    20일", "Wednesday the 20th")."""
     weekday = _weekday_index(m["wd"]) if m.groupdict().get("wd") else None
-    groups = m.groupdict()
-    day = ko_number(groups["kday"]) if groups.get("kday") else en_day_number(m["day"])
-    if groups.get("kmon"):
-        month = _month_number(groups["kmon"])
-        return (_in_year(ref, month, day) if day else None), "date"
-    return (_day_only(ref, day, hint, weekday) if day and day <= 31 else None), "day"
+    day = en_day_number(m["day"])
+    return (_day_only(ref, day, hint, weekday) if day else None), "day"
 
 
 def _ko_word_day(m: re.Match[str], ref: date, hint: int | None) -> _Resolved:
     day = ko_number(m["kday"] or m["kday2"])
     if m["kmon"]:
-        month = _month_number(m["kmon"])
-        return (_in_year(ref, month, day) if day and day <= 31 else None), "date"
-    return (_day_only(ref, day, hint, None) if day and day <= 31 else None), "day"
+        return (_in_year(ref, _month_number(m["kmon"]), day) if day else None), "date"
+    return (_day_only(ref, day, hint, None) if day else None), "day"
 
 
 def _weeks_from(m: re.Match[str], ref: date, hint: int | None) -> _Resolved:
@@ -270,7 +265,7 @@ def _week_of_month_res(m: re.Match[str], ref: date, hint: int | None) -> _Resolv
 def _month_end_res(m: re.Match[str], ref: date, hint: int | None) -> _Resolved:
     mon = m.groupdict().get("mon")
     if mon:
-        month = int(mon) if mon.isdigit() else EN_MONTHS[mon.lower().rstrip(".")]
+        month = _month_number(mon)
         return _month_end(_year_for(ref, month), month), "month_end"
     year, month = _add_months(ref.replace(day=1), 1 if (m["which"] or "") in ("다음", "담", "next") else 0)
     return _month_end(year, month), "month_end"
@@ -326,7 +321,7 @@ _KO_DAY_FOLLOWS = (r"(?=\s*(?:까지|에(?!\s*안|서)|부터|전|날|자(?![가
                    r"|자정|정오|아침|점심|저녁|밤))")
 _KO_NOT_A_DAY = r"(?<![\d.])(?<!월 )(?<!기본 )(?<!최대 )(?<!최소 )"
 
-_KO_DEMONSTRATIVES = frozenset({"그", "이", "저"})
+KO_DEMONSTRATIVES = frozenset({"그", "이", "저"})
 KO_MONTH_WORDS = {"일": 1, "이": 2, "삼": 3, "사": 4, "오": 5, "유": 6, "육": 6, "칠": 7, "팔": 8, "구": 9, "시": 10,
                   "십": 10, "십일": 11, "십이": 12}
 _KO_MONTH_WORDS = "|".join(sorted(KO_MONTH_WORDS, key=len, reverse=True))
@@ -473,7 +468,7 @@ def resolve_date_expressions(text: str, reference: date, *, month_hint: int | No
         if text[end - 1:end].isalpha() and "\uac00" <= text[end - 1] <= "\ud7a3":
             end += _PARTICLE_TAIL.match(text, end).end() - end  # type: ignore[union-attr]
         anchor = m.groupdict().get("anchor")
-        if anchor and anchor.split()[-1] in _KO_DEMONSTRATIVES and len(anchor.split()) > 1:
+        if anchor and anchor.split()[-1] in KO_DEMONSTRATIVES and len(anchor.split()) > 1:
             anchor = anchor.split()[-1]  # "팀장님은 그 전까지": the event is the one just said
         said = text[start:end].strip()
         if said.endswith(".") and not said.endswith(("a.m.", "p.m.")):

@@ -15,7 +15,7 @@ from datetime import date, timedelta
 from functools import cached_property, lru_cache
 
 from mithub.context.models import Utterance
-from mithub.record.dates import DateMention, resolve_date_expressions
+from mithub.record.dates import KO_DEMONSTRATIVES, DateMention, resolve_date_expressions
 from mithub.record.event_dates import EventDate, anchor_phrase, event_date, event_table
 
 MONTH_HINT_LINES = 8  # a named month still dates a bare day number ("19일에는") this many lines on
@@ -23,7 +23,7 @@ MONTH_HINT_LINES = 8  # a named month still dates a bare day number ("19일에�
 # "오늘 정한 건": a date that modifies something already done is no deadline.
 _NOT_A_DUE = re.compile(r"\s*[가-힣]*[한된온간던]\s*(?:건|거|것|내용|사항)")
 # "5월 11일 이후로", "after March 1": the day something starts from, not a deadline.
-_START_AFTER = re.compile(r"\s*(?:이후|以後)")
+_START_AFTER = re.compile(r"\s*이후")
 _TIME_OF_DAY = re.compile(r"(?:점심|오전|오후|아침|저녁|밤|시|반)$")
 _START_BEFORE = re.compile(r"\b(?:after|since|starting(?:\s+from)?|from)\s+(?:the\s+)?$", re.IGNORECASE)
 _TOPIC = re.compile(r"(?<!에)(?<!까지)[은는]$")  # "5일은 …" is a topic; "월말까지는" still a deadline
@@ -127,7 +127,7 @@ class MeetingDates:
         anchor = (mention.anchor or "").strip()
         offset = max(0, turns[line].text.find(source[:20]))
         said_before = turns[line].text[: offset + mention.start]
-        pronoun = anchor in ("그", "이", "저")  # "그 전까지": the date just said, below
+        pronoun = anchor in KO_DEMONSTRATIVES  # "그 전까지": the date just said, below
         own = [] if pronoun else [m for m in self.mentions(said_before[-12:] + " " + anchor, line) if m.date is not None]
         if own:
             return own[-1].date + timedelta(days=mention.offset_days)  # type: ignore[operator]

@@ -5,9 +5,9 @@ weights ship in the package):
   `decisions_m1` lines of meeting 1, and the `new_decision` / `explicit_change` /
   `implicit_conflict` lines of meeting 2; `consistent` / `distractor` lines are hard negatives.
 - `../shared/benchmarks/data/real_record`: 6 AMI/ICSI meetings with a reader's decisions.
-- `benchmarks/data/series` (in this repository, `PROJECT_SERIES`): two-meeting series in the same
-  format written by the project's own authors, who read only the data README (not the series or
-  the code), so the models learn from more hands than the benchmark's.
+- with `--extra`, more series in that format, e.g. `benchmarks/data/series` (`PROJECT_SERIES`,
+  written by the project's own authors); not by default: fitted with them, the held-out figures
+  on the benchmark's series fell (RESULTS.md).
 
 Each meeting's turn analyses and embeddings are computed once per process (and cached in
 `cache_dir` when one is given, so iterating on a model does not run kiwi again).
@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from mithub.learn.series_roots import extra_series_roots
 from mithub.record.turn_features import Turn, TurnInfo, analyse_turn, meeting_features, speaker_roles_so_far
 
 # Label of a turn for the settle model: 1 settles, 0 does not, -1 left out of training (the
@@ -81,11 +82,7 @@ PROJECT_SERIES = Path(__file__).resolve().parents[3] / "benchmarks" / "data" / "
 
 def series_folders(folder: Path, extra: Sequence[Path] = ()) -> list[Path]:
     """Every series folder under `folder` and the `extra` roots, in a fixed order."""
-    missing = [str(e) for e in extra if not e.is_dir()]
-    if missing:
-        raise FileNotFoundError(f"no series folder at {', '.join(missing)} (give --extra a folder of "
-                                "<series>/gold.json, meeting1.jsonl, meeting2.jsonl, e.g. benchmarks/data/series)")
-    roots = [folder, *extra]
+    roots = [folder, *extra_series_roots(extra, "gold.json")]
     return [d for root in roots for d in sorted(p for p in root.iterdir() if (p / "gold.json").is_file())]
 
 

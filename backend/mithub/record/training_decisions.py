@@ -281,7 +281,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = ap.parse_args(argv)
     if not (args.data / "decisions").is_dir() or not (args.data / "real_record").is_dir():
         sys.exit(f"no decisions/ and real_record/ under {args.data}")
-    card = train(args.data, args.out, args.cache, args.extra)
+    try:
+        card = train(args.data, args.out, args.cache, args.extra)
+    except FileNotFoundError as error:
+        ap.exit(2, f"error: {error}\n")
     print(json.dumps({k: v for k, v in card.items() if not k.endswith("grid")}, indent=1))
 
 

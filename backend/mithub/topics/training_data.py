@@ -24,6 +24,7 @@ import numpy as np
 
 from mithub.context.cues import is_decision
 from mithub.embedders import Embedder
+from mithub.learn.series_roots import extra_series_roots
 from mithub.topics.cues import cue_strength
 from mithub.topics.turns import TurnFeatures, content_terms, spoken_text
 
@@ -93,15 +94,9 @@ def load_raw(data: Path, qmsum_limit: int | None = None) -> list[RawMeeting]:
 
 
 def load_extra(roots: Sequence[Path]) -> list[RawMeeting]:
-    """More series in the benchmark's format (e.g. the project's own `benchmarks/data/series`),
-    read as the benchmark's series are: one more held-out group each. A root that is missing or
-    holds no `*/topics.json` is an error, not an empty set, so a typo cannot pass for a result."""
-    for root in roots:
-        if not root.is_dir():
-            raise FileNotFoundError(f"extra series folder not found: {root}")
-        if not any(root.glob("*/topics.json")):
-            raise FileNotFoundError(f"extra series folder {root} holds no <series>/topics.json")
-    return [m for root in roots for m in load_series(root)]
+    """More series in the benchmark's format, read as the benchmark's series are: one more
+    held-out group each (`learn.series_roots` checks each root)."""
+    return [m for root in extra_series_roots(roots, "topics.json") for m in load_series(root)]
 
 
 def _digest(texts: Sequence[str], model_id: str) -> str:
