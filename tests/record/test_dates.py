@@ -222,3 +222,9 @@ def test_a_weekday_beside_its_day_and_days_said_in_words(text, said, resolved):
 @pytest.mark.parametrize("text", ["이십 일 동안 테스트합니다.", "삼일 안에 끝낼게요.", "일일 보고는 계속하죠."])
 def test_a_span_or_a_daily_in_words_is_no_day(text):
     assert [m.date for m in resolve_date_expressions(text, WED) if m.date is not None] == []
+
+
+def test_the_verb_nael_is_not_tomorrow():
+    assert resolve_date_expressions("서류는 제가 낼게요.", date(2026, 3, 20)) == []
+    [said] = resolve_date_expressions("낼까지 할게요.", date(2026, 3, 20))
+    assert said.date == date(2026, 3, 21)

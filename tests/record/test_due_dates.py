@@ -237,3 +237,71 @@ def test_this_meeting_changes_the_date_an_earlier_meeting_gave():
                           ("하유진", "발주는 제가 출시 2주 전까지 넣을게요.")],
                          date(2026, 10, 20), date(2026, 10, 13))
     assert item.due_date == date(2026, 10, 29)
+
+
+# --- event dates read by grammar (the project's own series, session 13) ----------------------
+
+
+def test_en_a_weekday_before_a_full_date_is_part_of_it():
+    [said] = resolve_date_expressions("The tasting is booked for Saturday November seventh.", date(2026, 10, 20))
+    assert said.text == "Saturday November seventh" and said.date == date(2026, 11, 7)
+
+
+def test_ko_a_date_word_written_into_the_event_noun():
+    lines = [("주형석", "신규 프로그램 시행일은 3월 9일로 하겠습니다."),
+             ("하유진", "안내문은 제가 시행 1주 전까지 돌릴게요.")]
+    assert _due(lines, 2, "하유진", date(2026, 2, 16))[1] == date(2026, 3, 2)
+
+
+def test_ko_an_event_set_off_by_a_comma_before_its_new_date():
+    lines = [("주형석", "지난번에 4월 3일로 정했던 착공일, 4월 10일로 미룰게요."),
+             ("하유진", "착공 신고 서류는 제가 착공 사흘 전까지 낼게요.")]
+    assert _due(lines, 2, "하유진", date(2026, 3, 20))[1] == date(2026, 4, 7)
+
+
+def test_en_a_date_said_by_the_copula_dates_the_event():
+    lines = [("Ana Ruiz", "The site visit's the twelfth now."),
+             ("Ben Cole", "I'll send the agenda before the site visit.")]
+    assert _due(lines, 2, "Ben Cole", date(2026, 10, 1))[1] == date(2026, 10, 12)
+
+
+def test_a_day_repeated_in_short_is_the_date_just_said_not_the_month_named_last():
+    lines = [("Ana Ruiz", "The board meets on July 20th."),
+             ("Ana Ruiz", "Our internal deadline is Friday the twelfth."),
+             ("Ben Cole", "We file on the twelfth then."),
+             ("Ben Cole", "I'll check the forms before we file.")]
+    assert _due(lines, 4, "Ben Cole", date(2026, 6, 1))[1] == date(2026, 6, 12)
+
+
+def test_en_an_answer_dates_the_event_the_question_asked_about():
+    lines = [("Ana Ruiz", "When does the crane arrive?"),
+             ("Ben Cole", "Thursday the eleventh."),
+             ("Ben Cole", "I'll check the ground before the crane arrives.")]
+    assert _due(lines, 3, "Ben Cole", date(2027, 3, 1))[1] == date(2027, 3, 11)
+
+
+def test_ko_a_word_kiwi_splits_is_still_the_event():
+    lines = [("주형석", "3층 슬래브 타설은 6월 19일 금요일로 하겠습니다."),
+             ("하유진", "거푸집 점검은 타설 전날 오후에 제가 하겠습니다.")]
+    assert _due(lines, 2, "하유진", date(2026, 6, 8))[1] == date(2026, 6, 18)
+
+
+def test_ko_a_date_as_a_past_predicate_is_the_former_date():
+    lines = [("주형석", "처음 공정표로는 16일 타설이었잖아요."),
+             ("주형석", "3층 슬래브 타설은 6월 19일로 하겠습니다."),
+             ("하유진", "거푸집 점검은 제가 타설 전날까지 할게요.")]
+    assert _due(lines, 3, "하유진", date(2026, 6, 8))[1] == date(2026, 6, 18)
+
+
+def test_ko_a_date_as_the_predicate_dates_the_event():
+    lines = [("주형석", "타설이 23일이니까 철근은 그 뒤에 들이죠."),
+             ("하유진", "펌프카는 제가 타설 이틀 전까지 잡을게요.")]
+    assert _due(lines, 2, "하유진", date(2026, 6, 15))[1] == date(2026, 6, 21)
+
+
+def test_this_meetings_fuller_phrase_outranks_the_earlier_meetings_date():
+    item = _earlier_item([("주형석", "네, 그럼 프로그램 개시는 1월 4일로 의결합니다.")],
+                         [("주형석", "건강식단 프로그램 개시일은 한 주 미루어서 1월 11일로 하겠습니다."),
+                          ("하유진", "안내문은 제가 개시 2주 전까지 배부할게요.")],
+                         date(2026, 12, 21), date(2026, 12, 14))
+    assert item.due_date == date(2026, 12, 28)

@@ -371,8 +371,9 @@ _KOREAN: list[tuple[str, _Resolver]] = [
       r"|(?P<which>이번|다음|담)\s*달\s*(?:말일?|안에|안으로|중에|중으로|내로|내에)"
       r"|이달\s*(?:말일?|안에|안으로|중에|중으로|내로|내에)|월말|말일"), _month_end_res),
     (r"(?:이번\s*)?분기\s*(?:말|안에|내)|연말|올해\s*(?:말|안에)", _period_end),
-    # not inside a word: "끝낼게요", "보낼게요" say no 낼 (tomorrow)
-    (rf"(?<![가-힣])(?P<rel>내일\s*모레|내일|낼|명일|익일|모레|글피|오늘|금일){_KO_TIME}{_KO_WITHIN}", _relative_day),
+    # not inside a word: "끝낼게요", "보낼게요" say no 낼 (tomorrow), and neither does the verb "낼게요"
+    (rf"(?<![가-힣])(?P<rel>내일\s*모레|내일|낼(?=$|[\s,.?!]|까지|은|도|부터)|명일|익일|모레|글피|오늘|금일)"
+     rf"{_KO_TIME}{_KO_WITHIN}", _relative_day),
     (r"(?<![가-힣])(?:오후|이따가?|오전\s*중)(?:에|\s*중에?|까지)", _relative_day),
 ]
 _ENGLISH: list[tuple[str, _Resolver]] = [
@@ -391,9 +392,10 @@ _ENGLISH: list[tuple[str, _Resolver]] = [
     # "three days before, so the Friday": the event was named just before (no anchor here).
     ((rf"(?i:\b(?P<enoff>(?:a|an|one|{_EN_NUM})\s+(?:days?|weeks?))\s+(?:before|earlier)\b"
       r"(?=\s*(?:[.,;!?]|$)))"), _undated("event")),
-    ((rf"(?i:\b(?P<mon>{_EN_MON})\.?\s+(?:the\s+)?"
+    # a weekday said before the full date is part of it ("Saturday November seventh")
+    ((rf"(?i:\b(?:{_EN_WD}),?\s+)?(?i:\b(?P<mon>{_EN_MON})\.?\s+(?:the\s+)?"
       rf"(?P<day>{_EN_ORD}|\d{{1,2}}(?:st|nd|rd|th)?)\b)"), _month_day),
-    ((rf"(?i:\bthe\s+(?P<day>{_EN_ORD}|\d{{1,2}}(?:st|nd|rd|th))"
+    ((rf"(?i:\b(?:{_EN_WD}),?\s+)?(?i:\bthe\s+(?P<day>{_EN_ORD}|\d{{1,2}}(?:st|nd|rd|th))"
       rf"\s+of\s+(?P<mon>{_EN_MON})\b)"), _month_day),
     # "12 November", "3rd of June" (day first); "may" only capitalised, else it is the verb
     ((rf"(?i:\b(?P<day>\d{{1,2}}(?:st|nd|rd|th)?)\s+(?:of\s+)?)"

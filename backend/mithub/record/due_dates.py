@@ -16,7 +16,7 @@ from functools import cached_property, lru_cache
 
 from mithub.context.models import Utterance
 from mithub.record.dates import KO_DEMONSTRATIVES, DateMention, resolve_date_expressions
-from mithub.record.event_dates import EventDate, anchor_phrase, event_date, event_table
+from mithub.record.event_dates import EventDate, anchor_phrases, event_date, event_table
 
 MONTH_HINT_LINES = 8  # a named month still dates a bare day number ("19일에는") this many lines on
 
@@ -135,9 +135,9 @@ class MeetingDates:
             anchor = self._last_anchor(said_before, line) or ""
             if not anchor:
                 return None
-        phrase = anchor_phrase(anchor) if anchor else None  # "before it goes out": no noun, a pronoun
-        if phrase is not None:
-            day = event_date(phrase, self.events, self.meeting_date)
+        phrases = anchor_phrases(anchor) if anchor else []  # "before it goes out": no noun, a pronoun
+        if phrases:
+            day = next((d for p in phrases if (d := event_date(p, self.events, self.meeting_date))), None)
             if day is not None or not _DEMONSTRATIVE.match(anchor):
                 return day + timedelta(days=mention.offset_days) if day else None
         lines = [(line, said_before)] + [(k, turns[k].text) for k in range(line - 1, max(-1, line - 3), -1)]

@@ -34,18 +34,24 @@ _TOPIC_OR_SUBJECT = frozenset({"은", "는", "이", "가"})
 # A phrase's trailing date word goes: "출시일은 목요일" dates the launch.
 _DATE_WORDS = frozenset({"일", "날", "날짜", "일정", "일자", "date", "day", "dates", "schedule"})
 # Nouns that make the phrase before them a reference point ("출시 일주일 전"), not part of it.
+# A date word written into the noun before it ("개시일", "출간일"): two syllables of event remain.
+_FUSED_DATE_WORD = re.compile(r"^([가-힣]{2,})[일날]$")
 _RELATIVE_NOUNS = frozenset({"전", "후", "뒤", "직전", "전날", "당일", "이전", "이후", "일주일", "하루", "이틀", "사흘",
                              "나흘", "닷새", "열흘", "보름"})
 _SINO = {"일": 1, "이": 2, "삼": 3, "사": 4, "오": 5, "육": 6, "칠": 7, "팔": 8, "구": 9}
-# A day number said without its month, beside a noun: "5일 출시", "이십구 일 월요일 오픈", "on the 28th".
+# A day number said without its month, beside a noun: "5일 출시", "이십구 일 월요일 오픈", "on the 28th",
+# or as the predicate.
 _KO_BARE_DAY = re.compile(
     rf"(?<![\d.가-힣])(?P<day>\d{{1,2}}|[이삼]?십[일이삼사오육칠팔구]?)\s*일"
-    rf"(?:\s*(?P<wd>[{KO_WEEKDAYS}])요일)?(?:으?로(?=[\s,.]|$)|(?=\s+[가-힣]))")
+    rf"(?:\s*(?P<wd>[{KO_WEEKDAYS}])요일)?(?:으?로(?=[\s,.]|$)|(?=\s+[가-힣])"
+    # or the date is the predicate, by the copula: "타설이 23일이니까", "오픈은 5일입니다"
+    r"|(?=이(?:니까|고|라서|에요|잖|야|죠)|입니다))")
 _EN_ORD = "|".join(sorted(EN_ORDINAL_DAY, key=len, reverse=True))
 # English only after a preposition and before one ("on the twenty-eighth for the pre-scan"), not
 # in "the first open house" or "on the first floor".
-_EN_BARE_DAY = re.compile(rf"(?i)\b(?:on|by|until|till|from)\s+the\s+(?P<day>{_EN_ORD}|\d{{1,2}}(?:st|nd|rd|th))\b"
-                          r"(?=\s*(?:$|[.,;!?]|(?:for|at|and|or|to|with|in|when|so|then)\b))")
+# A copula says it too: "Tech scout's the eighth now".
+_EN_BARE_DAY = re.compile(rf"(?i)(?:\b(?:on|by|until|till|from|is|was)|['’]s)\s+the\s+(?P<day>{_EN_ORD}|\d{{1,2}}(?:st|nd|rd|th))\b"
+                          r"(?=\s*(?:$|[.,;!?]|(?:for|at|and|or|to|with|in|when|so|then|now)\b))")
 # After a noun, the rest of an event-relative expression: "출시 사흘 전이니까", "launch two weeks before".
 _KO_RELATIVE_AFTER = re.compile(r"^\s*(?:\d+\s*(?:일|주)|하루|이틀|사흘|나흘|닷새|일주일|열흘|보름|한\s*주|두\s*주)?"
                                 r"\s*(?:전|후|뒤|직전|전날|당일|이전|이후)")
@@ -71,6 +77,7 @@ class EventDate:
     phrase: Phrase
     dates: tuple[date, ...]
     line: int  # in the meeting that said it
+    earlier: bool = False  # said in one of the series' earlier meetings
 
 
 def _stem(word: str) -> str:
@@ -81,6 +88,8 @@ def _stem(word: str) -> str:
 def _trim(nouns: list[str]) -> tuple[str, ...]:
     while nouns and nouns[-1].lower() in _DATE_WORDS:
         nouns = nouns[:-1]
+    if nouns and (fused := _FUSED_DATE_WORD.match(nouns[-1])):
+        nouns = [*nouns[:-1], fused[1]]  # "개시일" as one noun dates the 개시
     return tuple(nouns)
 
 
@@ -103,7 +112,11 @@ def _ko_phrases(text: str) -> list[tuple[Phrase, int, int, bool]]:
         if m.tag == "SN":
             pending_number = m.form
             continue
-        if m.tag in _NOUN and m.form not in _RELATIVE_NOUNS:
+        if m.tag == "NNB" and run and run[-1][2] == start:
+            # a bound noun written against the noun before is part of that word: kiwi may read
+            # a word it does not know as noun + bound noun ("타설" as 타 + 설)
+            run[-1] = (run[-1][0] + m.form, run[-1][1], position)
+        elif m.tag in _NOUN and m.form not in _RELATIVE_NOUNS:
             joined = pending_number and start > 0 and text[start - 1].isdigit()
             run.append((pending_number + m.form if joined else m.form, start, position))
         elif run:
@@ -157,13 +170,36 @@ def _chosen(text: str, dated: list[DateMention]) -> list[DateMention]:
     return marked if marked and len(marked) < len(dated) else dated
 
 
-def _statement(text: str, reference: date, hint: int | None
+def _former_until(text: str) -> int:
+    """Where the last past copula is (-1: none): a date before it is what the date was ("처음엔
+    16일 타설이었잖아요", "원래 5일이었는데 12일로"), not a date to keep."""
+    if not has_hangul(text):
+        return -1
+    morphs, position, until = morphemes(text), 0, -1
+    for k, m in enumerate(morphs):
+        at = text.find(m.form, position)
+        position = at + len(m.form) if at >= 0 else position
+        if m.tag == "VCP" and k + 1 < len(morphs) and morphs[k + 1].tag == "EP" and morphs[k + 1].form in {"었", "였", "ᆻ"}:
+            until = max(at, 0)
+    return until
+
+
+def _echoed(mention: DateMention, echo: Sequence[date]) -> DateMention:
+    """A day number said again in short ("We submit on the twenty-fourth" after "Friday the
+    twenty-fourth") is the date just said, not the day in the month named last."""
+    same = [d for d in echo if mention.kind == "day" and mention.date is not None and d.day == mention.date.day]
+    return mention.model_copy(update={"date": same[-1]}) if same else mention
+
+
+def _statement(text: str, reference: date, hint: int | None, echo: Sequence[date] = ()
                ) -> tuple[list[tuple[Phrase, tuple[date, ...]]], tuple[date, ...], list[Phrase], bool]:
     """One sentence: the phrases it dates with their dates, all its dates, all its phrases, and
-    whether it has a subject of its own."""
+    whether it has a subject of its own. `echo`: the dates of the line before."""
     mentions = resolve_date_expressions(text, reference, month_hint=hint)
     bare = _bare_days(text, reference, hint, mentions)  # drops the mentions a bare day takes in
-    dated = sorted([m for m in mentions if m.kind in _DATED and m.date is not None] + bare, key=lambda m: m.start)
+    was = _former_until(text)
+    dated = sorted([_echoed(m, echo) for m in mentions if m.kind in _DATED and m.date is not None and m.start > was]
+                   + [_echoed(m, echo) for m in bare if m.start > was], key=lambda m: m.start)
     blanked = text
     for m in dated:  # the date's own words are no event: "7월 20일 월요일" names no phrase
         blanked = blanked[: m.start] + ";" + " " * (m.end - m.start - 1) + blanked[m.end:]
@@ -172,7 +208,7 @@ def _statement(text: str, reference: date, hint: int | None
     events = [m for m in mentions if m.kind == "event"]  # the phrase inside "출시 2주 전까지"
     relative += [p for p in phrases if any(m.start <= p[1] and p[2] <= m.end for m in events)]
     free = [p for p in phrases if p not in relative]
-    beside = [p for p in free if any(0 <= m.start - p[2] <= 12 and re.fullmatch(r"[\s은는이가]*(?:on|is|are|will be)?\s*",
+    beside = [p for p in free if any(0 <= m.start - p[2] <= 12 and re.fullmatch(r"(?:일|날|날짜|일정)?[\s,은는이가]*(?:on|is|are|will be)?\s*",
                                                                                  text[p[2]: m.start])
                                      or 0 <= p[1] - m.end <= 1 for m in dated)]
     targets = [p for p in free if p[3] or p in beside]
@@ -204,19 +240,21 @@ def event_table(turns: Sequence[Utterance], reference: date, hints: Sequence[int
     table: dict[Phrase, EventDate] = {}
     for past, past_date, past_hints in earlier:
         _read(past, past_date, past_hints, table)
+    table = {p: EventDate(e.phrase, e.dates, e.line, earlier=True) for p, e in table.items()}
     _read(turns, reference, hints, table)
     return list(table.values())
 
 
 def _read(turns: Sequence[Utterance], reference: date, hints: Sequence[int | None], table: dict[Phrase, EventDate]) -> None:
     undated: list[Phrase] = []  # the phrases of the sentence just before, when it gave no date
+    echo: tuple[date, ...] = ()  # the dates of the line before
     for line, turn in enumerate(turns):
+        said: list[date] = []
         for sentence in cue.split_sentences(turn.text) or [turn.text]:
-            if sentence.rstrip().endswith("?"):
-                undated = []
-                continue
-            targets, dates, phrases, has_subject = _statement(sentence, reference, hints[line])
-            if not dates:
+            targets, dates, phrases, has_subject = _statement(sentence, reference, hints[line], echo)
+            said += dates
+            if sentence.rstrip().endswith("?") or not dates:
+                # a question dates nothing, but the answer's date is its phrase's ("when's it mobe?")
                 undated = phrases
                 continue
             if not has_subject:
@@ -226,22 +264,33 @@ def _read(turns: Sequence[Utterance], reference: date, hints: Sequence[int | Non
                     del table[old]  # "출시는 12일로" replaces "청양마요 출시" too
                 table[phrase] = EventDate(phrase, its_dates, line)
             undated = []
+        echo = tuple(said)
 
 
-def anchor_phrase(anchor: str) -> Phrase | None:
-    """The event an anchor names ("받아서 점검" -> 점검, "we go in the chamber" -> chamber)."""
-    if has_hangul(anchor):
-        runs = _ko_phrases(anchor)
-        return runs[-1][0] if runs else None
-    words = [p[0].head for p in _en_phrases(anchor)]
-    return Phrase(tuple(words)) if words else None
+def anchor_phrases(anchor: str) -> list[Phrase]:
+    """The event an anchor names ("받아서 점검" -> 점검, "we go in the chamber" -> chamber), most
+    likely first. In Korean the word before 전 is a noun ("타설 전날"), which kiwi alone may read
+    otherwise ("타"+"설", or a verb): that word is the second reading."""
+    if not has_hangul(anchor):
+        words = [p[0].head for p in _en_phrases(anchor)]
+        return [Phrase(tuple(words))] if words else []
+    runs = _ko_phrases(anchor)
+    found = [runs[-1][0]] if runs else []
+    word = _trim([re.sub(r"[^가-힣A-Za-z0-9]", "", anchor.split()[-1])]) if anchor.split() else ()
+    if word and len(word[0]) >= 2 and Phrase(word) not in found:
+        found.append(Phrase(word))
+    return found
+
+
+def _nested(a: Phrase, b: Phrase) -> bool:
+    return set(a.nouns) <= set(b.nouns) or set(b.nouns) <= set(a.nouns)
 
 
 def event_date(anchor: Phrase, table: Sequence[EventDate], reference: date) -> date | None:
     """The date of the event the anchor names: of the matching phrases at their latest dates,
-    the first still ahead of the meeting; None when the table has none."""
-    dates = [d for e in table if e.phrase.head == anchor.head
-             and (set(anchor.nouns) <= set(e.phrase.nouns) or set(e.phrase.nouns) <= set(anchor.nouns))
-             for d in e.dates]
+    the first still ahead of the meeting; None when the table has none. What this meeting said
+    outranks what the series' earlier meetings said ("개시일은 11일로" over last week's "개시")."""
+    matching = [e for e in table if e.phrase.head == anchor.head and _nested(anchor, e.phrase)]
+    dates = [d for e in ([e for e in matching if not e.earlier] or matching) for d in e.dates]
     ahead = [d for d in dates if d >= reference]
     return min(ahead) if ahead else None
