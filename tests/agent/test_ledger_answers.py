@@ -92,3 +92,13 @@ def test_an_offset_said_in_words_counts_from_the_moved_beta(third, capsys):
     actions = json.loads(capsys.readouterr().out)["actions"]
     [item] = [a for a in actions if a["meeting_id"] == "demo-ko-3" and a["owner"] == "박서준"]
     assert (item["due_text"], item["due_date"]) == ("베타 오픈 이 주 전까지", "2026-07-22")
+
+
+def test_an_answer_dates_the_event_the_question_asked_about(third, capsys):
+    """"보안 점검은 언제로 잡혔죠?" / "7월 29일 수요일이요." / "점검 전날까지": the answer dates the
+    event the question named, so the item is due the day before (a question used to date nothing)."""
+    assert main(["actions", "--series", "demo-ko", "--database-url", third[0], "--json"]) == 0
+    actions = json.loads(capsys.readouterr().out)["actions"]
+    [item] = [a for a in actions if a["meeting_id"] == "demo-ko-3" and a["owner"] == "이수민"
+              and "체크리스트" in a["task"]]
+    assert (item["due_text"], item["due_date"]) == ("점검 전날까지", "2026-07-28")

@@ -305,3 +305,9 @@ def test_this_meetings_fuller_phrase_outranks_the_earlier_meetings_date():
                           ("하유진", "안내문은 제가 개시 2주 전까지 배부할게요.")],
                          date(2026, 12, 21), date(2026, 12, 14))
     assert item.due_date == date(2026, 12, 28)
+
+
+def test_a_word_marked_as_topic_or_subject_is_no_part_of_the_event():
+    lines = [("주형석", "출간은 8월 5일로 하겠습니다."),
+             ("하유진", "네. 그럼 표지 파일은 출간 삼 주 전까지 제가 넘길게요.")]
+    assert _due(lines, 2, "하유진", date(2026, 6, 1)) == ("출간 삼 주 전까지", date(2026, 7, 15))

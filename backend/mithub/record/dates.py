@@ -453,6 +453,16 @@ def _candidates(text: str) -> list[tuple[int, int, int, re.Match[str], _Resolver
     return found
 
 
+def _particle_marked(word: str) -> bool:
+    """A Korean word ending in a topic, subject or object particle ("저는", "팀장님께서", "파일은")."""
+    if not re.search(r"[가-힣]$", word):
+        return False
+    from mithub.text.korean import morphemes
+
+    found = morphemes(word)
+    return bool(found) and found[-1].tag in {"JX", "JKS", "JKO"}
+
+
 def resolve_date_expressions(text: str, reference: date, *, month_hint: int | None = None) -> list[DateMention]:
     """Every date expression in `text`, in order, each resolved against `reference` (the
     meeting's local date). `month_hint` is the month for a bare day number ("19일에는")."""
@@ -470,8 +480,13 @@ def resolve_date_expressions(text: str, reference: date, *, month_hint: int | No
         if text[end - 1:end].isalpha() and "\uac00" <= text[end - 1] <= "\ud7a3":
             end += _PARTICLE_TAIL.match(text, end).end() - end  # type: ignore[union-attr]
         anchor = m.groupdict().get("anchor")
-        if anchor and anchor.split()[-1] in KO_DEMONSTRATIVES and len(anchor.split()) > 1:
-            anchor = anchor.split()[-1]  # "팀장님은 그 전까지": the event is the one just said
+        if anchor and len(anchor.split()) > 1 and m.start() == m.start("anchor") and (
+                anchor.split()[-1] in KO_DEMONSTRATIVES or _particle_marked(anchor.split()[0])):
+            # "팀장님은 그 전까지": the event is the one just said; "저는 점검 전날까지", "파일은 출간
+            # 삼 주 전까지": a word its particle marks as the clause's topic or subject is no part of the event
+            last = anchor.split()[-1]
+            start = m.start("anchor") + anchor.rindex(last)
+            anchor = last
         said = text[start:end].strip()
         if said.endswith(".") and not said.endswith(("a.m.", "p.m.")):
             said, end = said[:-1], end - 1  # "Monday 5 pm." keeps its words, not the full stop
