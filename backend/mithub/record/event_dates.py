@@ -5,14 +5,19 @@ dated from the statement that dates the event: "베타 오픈은 8월 5일", "5�
 open house is on the 14th". A date belongs to a noun phrase when the phrase is the statement's
 topic or subject (은/는/이/가, the words before an English verb) or stands right beside the date
 ("5일 출시", "the chamber on the 28th"); a statement of only a date ("다음 주 월요일에요.", "7월 3일
-오전에 합시다") completes the one just before it. A later statement about the same phrase replaces
-the earlier date (a change); where a statement names several dates and marks one as the choice
-("5일 출시는 못 해요, 12일로 밀게요"), the marked one is the event's date. A phrase said in an
-event-relative expression ("티저는 출시 일주일 전, 5일부터") is not dated by that expression's date.
+오전에 합시다") completes the one just before it, and an answer completes a question ("when's it
+mobe?" / "Saturday the thirteenth"). A date may also be the predicate ("타설이 23일이니까", "Tech
+scout's the eighth now"), and a day repeated in short is the date of the line before ("We submit on
+the twenty-fourth then"). A later statement about the same phrase replaces the earlier date (a
+change); a date before a past copula is the former one ("16일 타설이었잖아요"); where a statement
+names several dates and marks one as the choice ("5일 출시는 못 해요, 12일로 밀게요"), the marked
+one is the event's date. A phrase said in an event-relative expression ("티저는 출시 일주일 전, 5일
+부터") is not dated by that expression's date.
 
-Looking an anchor up: the table's phrases with the anchor's head noun, each at its latest date; of
-several (two openings, two open houses) the deadline comes before the first still ahead. No
-dated phrase: no date, rather than the date of a neighbouring line.
+Looking an anchor up: the table's phrases with the anchor's head noun, each at its latest date, what
+this meeting said before what the series' earlier meetings said; of several (two openings, two
+open houses) the deadline comes before the first still ahead. No dated phrase: no date, rather than
+the date of a neighbouring line.
 """
 
 from __future__ import annotations
@@ -33,9 +38,9 @@ _NOUN = frozenset({"NNG", "NNP", "SL", "SH"})
 _TOPIC_OR_SUBJECT = frozenset({"은", "는", "이", "가"})
 # A phrase's trailing date word goes: "출시일은 목요일" dates the launch.
 _DATE_WORDS = frozenset({"일", "날", "날짜", "일정", "일자", "date", "day", "dates", "schedule"})
-# Nouns that make the phrase before them a reference point ("출시 일주일 전"), not part of it.
 # A date word written into the noun before it ("개시일", "출간일"): two syllables of event remain.
 _FUSED_DATE_WORD = re.compile(r"^([가-힣]{2,})[일날]$")
+# Nouns that make the phrase before them a reference point ("출시 일주일 전"), not part of it.
 _RELATIVE_NOUNS = frozenset({"전", "후", "뒤", "직전", "전날", "당일", "이전", "이후", "일주일", "하루", "이틀", "사흘",
                              "나흘", "닷새", "열흘", "보름"})
 _SINO = {"일": 1, "이": 2, "삼": 3, "사": 4, "오": 5, "육": 6, "칠": 7, "팔": 8, "구": 9}
