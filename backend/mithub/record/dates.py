@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import date, datetime, timedelta
 from typing import Literal
 
@@ -451,6 +451,36 @@ def _candidates(text: str) -> list[tuple[int, int, int, re.Match[str], _Resolver
             if m.end() > m.start():
                 found.append((m.start(), m.end(), order, m, resolver))
     return found
+
+
+_WEEK_SAID = re.compile(r"이번|다음|담|차|\bthis\b|\bnext\b", re.IGNORECASE)
+_WEEKDAY_SAID = re.compile(r"[월화수목금토일]요일|monday|tuesday|wednesday|thursday|friday|saturday|sunday",
+                           re.IGNORECASE)
+
+
+def _short(m: DateMention) -> str | None:
+    """What a date said in short leaves out: "day" (a day number without its month) or
+    "weekday" (a weekday without its week); None when it says it in full."""
+    if m.kind == "day" and not _WEEKDAY_SAID.search(m.text):
+        return "day"
+    if m.kind == "weekday" and not _WEEK_SAID.search(m.text):
+        return "weekday"
+    return None
+
+
+def repeated_date(m: DateMention, before: Sequence[DateMention]) -> date | None:
+    """The date a mention said in short repeats ("24일에 올리겠습니다" after "24일 금요일에",
+    "We submit on the twenty-fourth then" after "Friday the twenty-fourth"): the last of
+    `before` (the reply's line before) said in full with the same day number or weekday."""
+    short = _short(m)
+    if short is None or m.date is None:
+        return None
+    for said in reversed(before):
+        if said.date is None or _short(said) is not None or said.kind not in ("date", "day", "weekday"):
+            continue
+        if (said.date.day == m.date.day) if short == "day" else (said.date.weekday() == m.date.weekday()):
+            return said.date
+    return None
 
 
 def _particle_marked(word: str) -> bool:

@@ -15,7 +15,7 @@ from datetime import date, timedelta
 from functools import cached_property, lru_cache
 
 from mithub.context.models import Utterance
-from mithub.record.dates import KO_DEMONSTRATIVES, DateMention, resolve_date_expressions
+from mithub.record.dates import KO_DEMONSTRATIVES, DateMention, repeated_date, resolve_date_expressions
 from mithub.record.event_dates import EventDate, anchor_phrases, event_date, event_table
 
 MONTH_HINT_LINES = 8  # a named month still dates a bare day number ("19일에는") this many lines on
@@ -27,9 +27,6 @@ _START_AFTER = re.compile(r"\s*이후")
 _TIME_OF_DAY = re.compile(r"(?:점심|오전|오후|아침|저녁|밤|시|반)$")
 _START_BEFORE = re.compile(r"\b(?:after|since|starting(?:\s+from)?|from)\s+(?:the\s+)?$", re.IGNORECASE)
 _TOPIC = re.compile(r"(?<!에)(?<!까지)[은는]$")  # "5일은 …" is a topic; "월말까지는" still a deadline
-_WEEK_SAID = re.compile(r"이번|다음|담|차|\bthis\b|\bnext\b", re.IGNORECASE)
-_WEEKDAY_SAID = re.compile(r"[월화수목금토일]요일|monday|tuesday|wednesday|thursday|friday|saturday|sunday",
-                           re.IGNORECASE)
 _DEMONSTRATIVE = re.compile(r"^(?:그|이|저|that|this|these|those)\s", re.IGNORECASE)  # "그 회의 전까지": the one just said
 _ELIDED_EVENT = re.compile(r"\b(?:before|earlier)$", re.IGNORECASE)
 _MONTH = re.compile(r"(\d{1,2})\s*월(?!\s*요일)|\b(january|february|march|april|may|june|july|august|september"
@@ -52,16 +49,6 @@ def month_hints(turns: Sequence[Utterance], window: int = MONTH_HINT_LINES) -> l
         recent = [n for n in named[max(0, line - window):line] if n is not None]
         hints.append(recent[-1] if recent else None)
     return hints
-
-
-def _short(m: DateMention) -> str | None:
-    """What a date said in short leaves out: "day" (a day number without its month) or
-    "weekday" (a weekday without its week); None when it says it in full."""
-    if m.kind == "day" and not _WEEKDAY_SAID.search(m.text):
-        return "day"
-    if m.kind == "weekday" and not _WEEK_SAID.search(m.text):
-        return "weekday"
-    return None
 
 
 def starts_from(text: str, mention: DateMention) -> bool:
@@ -91,15 +78,9 @@ class MeetingDates:
     def _echo(self, m: DateMention, line: int) -> date | None:
         """The date a short one repeats in a reply: the fuller date of the line just before,
         by someone else, with the same day number (for "24일") or weekday (for "목요일")."""
-        short = _short(m)
-        if short is None or m.date is None or line == 0 or self.turns[line - 1].speaker_name == self.turns[line].speaker_name:
+        if line == 0 or self.turns[line - 1].speaker_name == self.turns[line].speaker_name:
             return None
-        for said in reversed(self._said(line - 1)):
-            if _short(said) is not None or said.kind not in ("date", "day", "weekday"):
-                continue
-            if (said.date.day == m.date.day) if short == "day" else (said.date.weekday() == m.date.weekday()):
-                return said.date
-        return None
+        return repeated_date(m, self._said(line - 1))
 
     def mentions(self, text: str, line: int) -> list[DateMention]:
         """The date expressions of `text` (said on `line`) that can be a due date, each dated

@@ -26,11 +26,19 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import NamedTuple
 
 from mithub.context.models import Utterance
 from mithub.record import commitments as cue
-from mithub.record.dates import EN_ORDINAL_DAY, KO_WEEKDAYS, DateMention, day_of_month, resolve_date_expressions
-from mithub.text.korean import morphemes
+from mithub.record.dates import (
+    EN_ORDINAL_DAY,
+    KO_WEEKDAYS,
+    DateMention,
+    day_of_month,
+    repeated_date,
+    resolve_date_expressions,
+)
+from mithub.text.korean import morphemes, tokens_with_offsets
 from mithub.text.tokens import ENGLISH_STOPWORDS, has_hangul
 
 _DATED = ("date", "day", "weekday", "relative_day", "week", "month_end")
@@ -180,31 +188,33 @@ def _former_until(text: str) -> int:
     16일 타설이었잖아요", "원래 5일이었는데 12일로"), not a date to keep."""
     if not has_hangul(text):
         return -1
-    morphs, position, until = morphemes(text), 0, -1
-    for k, m in enumerate(morphs):
-        at = text.find(m.form, position)
-        position = at + len(m.form) if at >= 0 else position
-        if m.tag == "VCP" and k + 1 < len(morphs) and morphs[k + 1].tag == "EP" and morphs[k + 1].form in {"었", "였", "ᆻ"}:
-            until = max(at, 0)
-    return until
+    tokens = tokens_with_offsets(text)
+    return max((t.start for t, after in zip(tokens, tokens[1:])
+                if t.tag == "VCP" and after.tag == "EP" and after.form in {"었", "였", "ᆻ"}), default=-1)
 
 
-def _echoed(mention: DateMention, echo: Sequence[date]) -> DateMention:
-    """A day number said again in short ("We submit on the twenty-fourth" after "Friday the
-    twenty-fourth") is the date just said, not the day in the month named last."""
-    same = [d for d in echo if mention.kind == "day" and mention.date is not None and d.day == mention.date.day]
-    return mention.model_copy(update={"date": same[-1]}) if same else mention
+def _as_repeated(mention: DateMention, before: Sequence[DateMention]) -> DateMention:
+    day = repeated_date(mention, before)
+    return mention.model_copy(update={"date": day}) if day else mention
 
 
-def _statement(text: str, reference: date, hint: int | None, echo: Sequence[date] = ()
-               ) -> tuple[list[tuple[Phrase, tuple[date, ...]]], tuple[date, ...], list[Phrase], bool]:
-    """One sentence: the phrases it dates with their dates, all its dates, all its phrases, and
-    whether it has a subject of its own. `echo`: the dates of the line before."""
+class _Statement(NamedTuple):
+    targets: list[tuple[Phrase, tuple[date, ...]]]  # the phrases it dates, with their dates
+    dates: tuple[date, ...]  # its dates (the chosen ones when it marks a choice)
+    phrases: list[Phrase]  # all its phrases
+    has_subject: bool  # a subject of its own
+    said: list[DateMention]  # its dated mentions, for the reply after it
+
+
+def _statement(text: str, reference: date, hint: int | None, before: Sequence[DateMention] = ()) -> _Statement:
+    """One sentence. `before`: the dates of the line before, by someone else, which a day said
+    in short repeats ("We submit on the twenty-fourth then" after "Friday the twenty-fourth")."""
     mentions = resolve_date_expressions(text, reference, month_hint=hint)
     bare = _bare_days(text, reference, hint, mentions)  # drops the mentions a bare day takes in
-    was = _former_until(text)
-    dated = sorted([_echoed(m, echo) for m in mentions if m.kind in _DATED and m.date is not None and m.start > was]
-                   + [_echoed(m, echo) for m in bare if m.start > was], key=lambda m: m.start)
+    dated = [_as_repeated(m, before) for m in mentions + bare if m.kind in _DATED and m.date is not None]
+    if dated:
+        was = _former_until(text)
+        dated = sorted((m for m in dated if m.start > was), key=lambda m: m.start)
     blanked = text
     for m in dated:  # the date's own words are no event: "7월 20일 월요일" names no phrase
         blanked = blanked[: m.start] + ";" + " " * (m.end - m.start - 1) + blanked[m.end:]
@@ -219,7 +229,8 @@ def _statement(text: str, reference: date, hint: int | None, echo: Sequence[date
     targets = [p for p in free if p[3] or p in beside]
     dated_targets = [(p[0], _own_dates(p, targets, dated, text)) for p in targets]
     has_subject = any(p[3] for p in phrases)
-    return dated_targets, tuple(m.date for m in _chosen(text, dated)), [p[0] for p in free], has_subject  # type: ignore[misc]
+    return _Statement(dated_targets, tuple(m.date for m in _chosen(text, dated)),  # type: ignore[misc]
+                      [p[0] for p in free], has_subject, dated)
 
 
 def _own_dates(target: tuple[Phrase, int, int, bool], targets: list[tuple[Phrase, int, int, bool]],
@@ -252,12 +263,13 @@ def event_table(turns: Sequence[Utterance], reference: date, hints: Sequence[int
 
 def _read(turns: Sequence[Utterance], reference: date, hints: Sequence[int | None], table: dict[Phrase, EventDate]) -> None:
     undated: list[Phrase] = []  # the phrases of the sentence just before, when it gave no date
-    echo: tuple[date, ...] = ()  # the dates of the line before
+    said: list[DateMention] = []  # the dates of the line before
     for line, turn in enumerate(turns):
-        said: list[date] = []
+        before = said if line and turns[line - 1].speaker_name != turn.speaker_name else []
+        said = []
         for sentence in cue.split_sentences(turn.text) or [turn.text]:
-            targets, dates, phrases, has_subject = _statement(sentence, reference, hints[line], echo)
-            said += dates
+            targets, dates, phrases, has_subject, dated = _statement(sentence, reference, hints[line], before)
+            said += dated
             if sentence.rstrip().endswith("?") or not dates:
                 # a question dates nothing, but the answer's date is its phrase's ("when's it mobe?")
                 undated = phrases
@@ -269,7 +281,6 @@ def _read(turns: Sequence[Utterance], reference: date, hints: Sequence[int | Non
                     del table[old]  # "출시는 12일로" replaces "청양마요 출시" too
                 table[phrase] = EventDate(phrase, its_dates, line)
             undated = []
-        echo = tuple(said)
 
 
 def anchor_phrases(anchor: str) -> list[Phrase]:
