@@ -86,10 +86,26 @@ def test_english_explicit_change(embedder) -> None:
         "그리고 음, 분기 총액은 지난번 얘기한 대로 이억 사천 그대로 가고요.",  # restatement, other words
         "만약에 일정이 더 밀리면 베타를 8월 12일로 할 수도 있는데, 그건 그때 얘기고요.",  # hypothetical
         "네.",
+        "베타 참가자 500명은 안 바꾸겠습니다.",  # a negated change keeps the decision
     ],
 )
 def test_korean_non_changes_are_not_announced(embedder, text: str) -> None:
     assert announced(detector(embedder, KO_DECISIONS), text) is None
+
+
+@pytest.mark.parametrize(
+    ("decisions", "who", "text", "past_seq"),
+    [
+        (KO_DECISIONS, "최민호", "지난주에 22일로 잡았던 클로즈드 베타는 취소할게요. 바로 정식 출시로 갑니다.", 20),
+        (EN_DECISIONS, "Dana", "Scrap the Relaymark deal. We're not going ahead with a vendor this quarter.", 10),
+    ],
+)
+def test_a_cancellation_is_a_change(embedder, decisions: list[str], who: str, text: str, past_seq: int) -> None:
+    """Calling off what was decided gives the subject no value: a change of the decision the
+    line points back at or names (neither line states a new value of its own)."""
+    change = detector(embedder, decisions, who).check(line(text, who))
+    assert change is not None and not change.candidate
+    assert change.past.seq == past_seq and change.kind == "explicit"
 
 
 def test_llm_pair_check_can_veto(embedder) -> None:
@@ -157,6 +173,7 @@ def test_demo_series_changes_match_its_facts(embedder) -> None:
      ["Monday the twenty-first"], ["Monday the seventh"]),
     ("So the one forty we said last week, it's one sixty now.", ["one sixty"], ["one forty"]),
     ("The cap is fifty K for the campaign.", ["fifty K"], []),
+    ("그러면 지난주에 정한 예비비 8퍼센트는 없던 걸로 하겠습니다.", [], ["8퍼센트"]),  # the value called off
 ])
 def test_the_value_pointed_back_at_is_the_old_one(text, new, old):
     """By grammar, not by verb: a Korean value whose predicate is a past adnominal, an English value

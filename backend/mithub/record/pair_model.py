@@ -29,7 +29,14 @@ from pathlib import Path
 import numpy as np
 
 from mithub.learn.estimator import LogisticModel, read_weights
-from mithub.record.stance import clause_is_conditional, clause_points_back, is_approximate, stance, value_is_rejected
+from mithub.record.stance import (
+    clause_is_conditional,
+    clause_points_back,
+    is_approximate,
+    revokes,
+    stance,
+    value_is_rejected,
+)
 from mithub.record.values import Value, comparable, values_agree
 from mithub.text import has_hangul, keyword_candidates, split_sentences
 from mithub.text.tokens import ENGLISH_STOPWORDS
@@ -74,6 +81,7 @@ class LineView:
     chosen: set[str] = field(default_factory=set)
     rejected: set[str] = field(default_factory=set)
     value_terms: list[frozenset[str]] = field(default_factory=list)  # the subject of each new value
+    cancels: bool = False  # a sentence calls something off (stance.revokes)
 
 
 _EN_CAPITAL = re.compile(r"(?<![\w'’])([A-Z][A-Za-z0-9-]{2,})")
@@ -178,7 +186,8 @@ _NAMES_A_DAY = re.compile(r"\d|[일이삼사오육칠팔구십]\s*일(?!요)|\b(
 def split_values(text: str, values: Sequence[Value]) -> tuple[list[Value], list[Value]]:
     """(new values, old values) of a line, sentence by sentence (record/stance.py's clause cues).
     A relative date told in the past ("금요일에 공유드렸어요") is neither: it was resolved
-    forward from today, which the past-tense verb contradicts."""
+    forward from today, which the past-tense verb contradicts. The values of a sentence that
+    calls something off are old: they name what is called off."""
     new: list[Value] = []
     old: list[Value] = []
     offset = 0
@@ -187,17 +196,24 @@ def split_values(text: str, values: Sequence[Value]) -> tuple[list[Value], list[
         start = offset if start < 0 else start
         end = start + len(sentence)
         offset = end
+        # "예비비 8퍼센트는 없던 걸로": a value of a sentence that calls it off is the old one
+        called_off = any(start <= v.start < end for v in values) and revokes(sentence)
         for v in values:
             if not start <= v.start < end or v.text.strip(" 은는에") in NOW_WORDS:
                 continue
             if v.kind == "date" and not _NAMES_A_DAY.search(v.text) and reports_past(sentence):
                 continue
             local = Value(v.kind, v.text, v.start - start, v.end - start, v.number, v.unit, v.loose)
-            if clause_points_back(sentence, local.end) or value_is_rejected(sentence, local):
+            if called_off or clause_points_back(sentence, local.end) or value_is_rejected(sentence, local):
                 old.append(v)
             elif not clause_is_conditional(sentence, local.end) and not is_approximate(sentence, local):
                 new.append(v)
     return new, old
+
+
+def calls_off(text: str) -> bool:
+    """Whether a sentence of the line calls something off (`stance.revokes`)."""
+    return any(revokes(s) for s in split_sentences(text) or [text])
 
 
 def line_cues(text: str) -> dict[str, float]:
@@ -234,10 +250,15 @@ def pair_features(line: LineView, past: Sequence[PastDecision]) -> list[dict[str
         ctx_differs = any(not any(values_agree(v, w) for w in d.values if comparable(v, w)) for v, _ in ctx)
         name_cited = bool(line.names & d.names)
         name_new = bool(d.names) and bool(line.names - d.names)
-        differ_only = float(differs and not agree)
         subject = _value_subjects(line, d)
         old_choice = any(_same_option(a, b) for a in line.rejected for b in d.chosen)
         same_choice = any(_same_option(a, b) for a in line.chosen for b in d.chosen)
+        # A cancellation is a change, with "none" as the subject's new value: the line calls off
+        # what it points back at, or names this decision's choice, name or value.
+        cancels = line.cancels and bool(line.cues.get("line_points_back") or name_cited or same_choice or old_choice
+                                        or cited)
+        differs = differs or cancels
+        differ_only = float(differs and not agree)
         f = {
             "settle": line.settle, "decision_confidence": d.confidence,
             "context_type_match": float(bool(ctx)), "context_values_differ": float(ctx_differs),
@@ -247,7 +268,7 @@ def pair_features(line: LineView, past: Sequence[PastDecision]) -> list[dict[str
             "differ_x_cosine": differ_only * cosines[i], "differ_x_settle": differ_only * line.settle,
             "context_differ_x_settle": float(ctx_differs and not comp) * line.settle,
             "settle_x_cosine": line.settle * cosines[i], "name_new_x_cosine": float(name_new) * cosines[i],
-            "type_match": float(bool(comp)), "values_agree": float(agree), "values_differ": float(differs),
+            "type_match": float(bool(comp) or cancels), "values_agree": float(agree), "values_differ": float(differs),
             "differ_only": differ_only, "old_value_cited": float(cited), "name_values": float(names),
             "line_has_values": float(bool(line.new_values)), "decision_has_values": float(bool(d.values)),
             "cosine": cosines[i], "cosine_margin": cosines[i] - (max(others) if others else 0.0),

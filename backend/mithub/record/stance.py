@@ -222,3 +222,68 @@ def value_is_rejected(sentence: str, value: Value) -> bool:
     if is_korean(sentence):
         return _KO_VALUE_NOT.match(sentence, value.end) is not None
     return _EN_VALUE_NOT.search(sentence[max(0, value.start - 40):value.start]) is not None
+
+
+# Verbs that call a decision off, the opposites of settling one ("취소할게요", "접자", "scrap").
+_KO_REVOKE_STEMS = frozenset({"취소", "철회", "백지화", "접", "무르", "보류"})
+# Verbs of changing or keeping: negated, they keep a decision ("안 바꾸겠습니다"), not revoke it.
+_KO_CHANGE_STEMS = frozenset({"바꾸", "변경", "미루", "밀", "당기", "늘리", "줄이", "조정", "올리", "내리", "옮기"})
+# Endings of an act the speaker settles: "-자", "-(으)ㅂ시다", "-ㄹ게요", "-죠" (with -겠- or "걸로 하다").
+_KO_ACT_ENDINGS = frozenset({"자", "시다", "읍시다", "ㅂ시다", "자고요", "게", "게요", "을게", "을게요", "께요", "죠", "지요"})
+_PHRASE_BREAK = frozenset({"EC", "EF", "JX", "JKS", "JKO", "SP", "SF"})
+_EN_REVOKE = re.compile(
+    r"\b(?:cancel(?:s|led|ling)?|scrap(?:s|ped|ping)?|call(?:ing|ed)? (?:it |that |this )?off|shelve[ds]?|kill(?:s|ed|ing)?"
+    r"|scratch(?:es|ed)?|pull(?:ing)? the plug)\b"
+    r"|\bnot (?:happening|doing|going ahead)\b|\b(?:won't|aren't|isn't|not) (?:be )?(?:happening|going ahead)\b|\bno longer\b",
+    re.IGNORECASE,
+)
+
+
+def _unjamo(form: str) -> str:
+    return form[1:] if form and "\u11a8" <= form[0] <= "\u11c2" else form
+
+
+def revokes(sentence: str) -> bool:
+    """Whether a sentence calls something off as an act it settles: its main predicate (the
+    last one, by kiwi's tags) is negated ("그거 안 하겠습니다", "없던 걸로 해", "안 하는 걸로
+    해요") or is a verb of calling off ("취소할게요", "모아는 접자"; "Scrap the LOI", "that's
+    not happening"), in a settling form (-겠-, -자, -ㄹ게요, -죠, "걸로 하다"); not a question, a
+    condition, a negated change ("안 바꾸겠습니다" keeps the decision) or a "not possible" ("안
+    돼요")."""
+    text = sentence.strip()
+    if not text or text.endswith("?"):
+        return False
+    if not is_korean(text):
+        return bool(_EN_REVOKE.search(text)) and not _EN_IF.search(text) and not _EN_SAME.search(text)
+    tokens = tokens_with_offsets(text)
+    ends = [i for i, t in enumerate(tokens) if t.tag == "EF"]
+    if not ends:
+        return False
+    last = ends[-1]
+    start = last
+    while start > 0 and tokens[start - 1].tag not in _PHRASE_BREAK:
+        start -= 1
+    # "-지 않다", "-지 말다": the negated verb's phrase continues before its -지
+    while start > 1 and tokens[start - 1].tag == "EC" and tokens[start - 1].form == "지":
+        start -= 1
+        while start > 0 and tokens[start - 1].tag not in _PHRASE_BREAK:
+            start -= 1
+    phrase = tokens[start:last + 1]
+    words = text[phrase[0].start:phrase[-1].end]
+    conditional = any(t.tag == "EC" and _unjamo(t.form) in {"면", "으면", "다면", "라면"} for t in tokens)
+    if conditional or _KO_IF.search(words) or any(t.form in _KO_CHANGE_STEMS for t in phrase):
+        return False  # "비 오면 안 하는 걸로": called off only on a condition
+    negated = False
+    for i, t in enumerate(phrase):
+        after = phrase[i + 1] if i + 1 < len(phrase) else None
+        if (t.form, t.tag) in {("안", "MAG"), ("못", "MAG")} and not (after and after.form in {"되", "돼"}):
+            negated = True
+        elif (t.form, t.tag) in {("않", "VX"), ("말", "VX")}:
+            negated = True
+        elif (t.form, t.tag) == ("없", "VA") and after is not None and after.tag == "ETM":
+            negated = True  # "없던 걸로", "없는 걸로": as if it had not been decided
+    called_off = any(t.form in _KO_REVOKE_STEMS and t.tag in ("VV", "NNG", "XR") for t in phrase)
+    forms = [t.form for t in phrase]
+    settled = ("겠" in forms or _unjamo(tokens[last].form) in _KO_ACT_ENDINGS
+               or any(forms[i:i + 3] in (["걸", "로", "하"], ["것", "으로", "하"]) for i in range(len(forms))))
+    return (negated or called_off) and settled

@@ -19,6 +19,7 @@ from mithub.record.pair_model import (
     PAIR_FEATURES,
     LineView,
     PastDecision,
+    calls_off,
     choice_phrases,
     key_terms,
     line_cues,
@@ -103,7 +104,8 @@ def line_view(s: Series, i: int, p2: np.ndarray) -> LineView:
     terms = key_terms(text) | set().union(*(key_terms(t) for t in before))
     context_values = [v for t in before for v in split_values(t, extract_values(t, reference=m2.reference, names=names))[0]]
     return LineView(text, new, old, m2.vectors[i], context, terms, float(p2[i]), line_cues(text),
-                    context_values, name_tokens(text), *choice_phrases(text), value_subjects(text, new))
+                    context_values, name_tokens(text), *choice_phrases(text), value_subjects(text, new),
+                    cancels=calls_off(text))
 
 
 def pair_rows(s: Series, p1: np.ndarray, p2: np.ndarray, floor: float) -> SeriesPairs:

@@ -1,0 +1,39 @@
+"""Sentences that call something off (`stance.revokes`), read from the main predicate's tags."""
+
+import pytest
+
+from mithub.record.stance import revokes
+
+
+@pytest.mark.parametrize("sentence", [
+    "모아는 접자.",
+    "지난주에 모아로 가기로 한 거 없던 걸로 해.",
+    "지난주에 다온손해보험으로 하기로 했던 여행자 보험은 취소할게요.",
+    "오후의 책장에서 하기로 했던 북토크는 안 하는 걸로 해요.",
+    "지난주에 6월 토요일마다 오전 특근 하기로 한 거, 그거 안 하겠습니다.",
+    "그러면 지난주에 정한 예비비 8퍼센트는 없던 걸로 하겠습니다.",
+    "Scrap the Redline LOI.",
+    "So we'd said July fifteenth, and that's not happening.",
+    "We're cancelling the offsite.",
+])
+def test_calling_off_is_read(sentence: str) -> None:
+    assert revokes(sentence)
+
+
+@pytest.mark.parametrize("sentence", [
+    "예산은 지난주에 정한 대로 안 바꾸겠습니다.",  # a negated change keeps the decision
+    "그건 못 미뤄요.",
+    "아직 계약은 안 했어요.",  # what happened, not an act settled now
+    "그건 안 돼요.",  # not possible
+    "문제 없습니다.",
+    "저는 반대하지 않습니다.",  # no settling form
+    "비용은 크게 차이 없어요.",
+    "늦지 않게 보내겠습니다.",  # the negation is not the main predicate's
+    "북토크는 안 하는 걸로 할까요?",  # a question
+    "비 오면 안 하는 걸로 하죠.",  # a condition
+    "They had a cancellation and offered the nineteenth.",  # a noun, not the act
+    "If the permit slips, we scrap the date.",
+    "That is not a problem.",
+])
+def test_other_negations_are_not_calling_off(sentence: str) -> None:
+    assert not revokes(sentence)
