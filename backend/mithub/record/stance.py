@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from mithub.record.values import Value
 from mithub.text.korean import tokens_with_offsets
@@ -243,6 +244,7 @@ def _unjamo(form: str) -> str:
     return form[1:] if form and "\u11a8" <= form[0] <= "\u11c2" else form
 
 
+@lru_cache(maxsize=4096)
 def revokes(sentence: str) -> bool:
     """Whether a sentence calls something off as an act it settles: its main predicate (the
     last one, by kiwi's tags) is negated ("그거 안 하겠습니다", "없던 걸로 해", "안 하는 걸로
