@@ -102,3 +102,25 @@ def test_an_answer_dates_the_event_the_question_asked_about(third, capsys):
     [item] = [a for a in actions if a["meeting_id"] == "demo-ko-3" and a["owner"] == "이수민"
               and "체크리스트" in a["task"]]
     assert (item["due_text"], item["due_date"]) == ("점검 전날까지", "2026-07-28")
+
+
+async def test_the_third_meeting_calls_off_a_decision_of_the_first(third):
+    """"지난번에 8월 둘째 주로 잡았던 외부 모의해킹은 취소하겠습니다": a cancellation is a change
+    of the first meeting's decision (issue 18), and the decision it settles is "취소"."""
+    runtime = await open_agent_runtime(third[0], index_dir="")
+    try:
+        changes = await runtime.repository.series_changes("demo-ko")
+    finally:
+        await runtime.aclose()
+    [change] = [c for c in changes if c.meeting_id == "demo-ko-3"]
+    assert (change.past.meeting_id, change.kind, change.candidate) == ("demo-ko-1", "explicit", False)
+    assert "모의해킹은 8월 둘째 주에 진행하기로" in change.past.quote and "취소하겠습니다" in change.quote
+
+
+def test_the_decision_a_cancellation_settles_is_called_off(third, capsys):
+    assert main(["decisions", "--series", "demo-ko", "--database-url", third[0], "--json"]) == 0
+    decisions = json.loads(capsys.readouterr().out)["decisions"]
+    [called_off] = [d for d in decisions if d["meeting_id"] == "demo-ko-3" and "모의해킹" in d["quote"]]
+    assert (called_off["value"], called_off["value_type"]) == ("취소", "choice")
+    [past] = [d for d in decisions if d["meeting_id"] == "demo-ko-1" and "모의해킹은 8월 둘째 주" in d["quote"]]
+    assert past["status"] == "changed"

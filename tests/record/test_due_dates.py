@@ -71,6 +71,16 @@ def test_ko_a_date_said_alone_completes_the_sentence_before():
     assert _due(lines, 2, "한서연", date(2026, 5, 13))[1] == date(2026, 5, 18)
 
 
+def test_ko_today_closing_the_meeting_dates_no_event_said_before():
+    """"오늘은 여기까지 하죠" after a line naming the check: today is the meeting itself, so the
+    check keeps the date it was given (it used to become today, and the item due yesterday)."""
+    lines = [("최민호", "보안 점검은 7월 29일 수요일이에요."),
+             ("이수민", "그럼 저는 점검 전날까지 체크리스트 정리해 둘게요."),
+             ("김지현", "모의해킹은 고객사 보안 점검이랑 범위가 겹쳐서요."),
+             ("김지현", "네, 그럼 오늘은 여기까지 하죠.")]
+    assert _due(lines, 2, "이수민", date(2026, 5, 18))[1] == date(2026, 7, 28)
+
+
 def test_ko_event_never_dated_gives_no_due_date():
     lines = [("양미경", "교육 자료는 금요일에 받았어요."),
              ("양미경", "대상자 명단은 저희 운영팀에서 교육 전날까지 뽑아 드리겠습니다.")]

@@ -30,7 +30,7 @@ from mithub.record.pair_model import (
     LineView,
     PairModel,
     PastDecision,
-    calls_off,
+    called_off,
     choice_phrases,
     key_terms,
     line_cues,
@@ -141,7 +141,7 @@ class ChangeDetector:
         context_values = [v for t, i in before for v in split_values(t.text, i.values)[0]]
         return settle, LineView(turn.text, new, old, vector, context, terms, settle, line_cues(turn.text),
                                 context_values, name_tokens(turn.text), *choice_phrases(turn.text),
-                                value_subjects(turn.text, new), cancels=calls_off(turn.text))
+                                value_subjects(turn.text, new), called_off=called_off(turn.text))
 
     def check(self, utterance: Utterance, previous_lines: Sequence[Utterance] = ()) -> DecisionChange | None:
         """The change this line makes to a past decision (`candidate=True` below the

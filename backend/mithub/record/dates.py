@@ -28,6 +28,10 @@ DateKind = Literal[
 ]
 
 
+# "오늘", "today": the meeting itself, not a value anyone settles nor the date of an event.
+NOW_WORDS = frozenset({"오늘", "금일", "today", "tonight", "now"})
+
+
 class DateMention(BaseModel):
     """One date expression as said; `date` is None when it names no single calendar day."""
 

@@ -19,7 +19,7 @@ from mithub.clock import local_date
 from mithub.context.models import Utterance
 from mithub.embedders.base import Embedder
 from mithub.record.models import Decision
-from mithub.record.pair_model import split_values
+from mithub.record.pair_model import called_off, split_values
 from mithub.record.settle_model import SettleModel, settle_model
 from mithub.record.stance import is_korean
 from mithub.record.turn_features import turns_of
@@ -36,8 +36,6 @@ _KO_CHOICE = re.compile(r"([가-힣A-Za-z0-9·]+?(?:\s[가-힣A-Za-z0-9·]+?)?)(
 _EN_CHOICE = re.compile(r"\bgo(?:ing)? with ([A-Z][\w-]*(?:\s[A-Z][\w-]*)*)")
 _FILLERS = re.compile(r"^(?:\W|음|어|네|아|그럼|그러면|um|uh|yeah|okay|ok|so)+\s*", re.IGNORECASE)
 _MAX_QUOTE = 160
-# "오늘", "today": the meeting itself, not a value anyone settles.
-NOW_WORDS = frozenset({"오늘", "금일", "today", "tonight", "now"})
 WINDOW = 2  # one decision per two lines either side: a proposal, its settling line and a confirmation
 
 
@@ -103,6 +101,9 @@ def describe(meeting_id: str, utterance: Utterance, previous: str, reference: da
     values = split_values(text, extract_values(text, reference=reference, names=names))[0]
     value = ", ".join(dict.fromkeys(display_text(v) for v in values if display_text(v)))
     value_type = values[0].kind if values else "choice"
+    if called_off(text) is not None:  # "…잡았던 외부 모의해킹은 취소하겠습니다": what it settles is that nothing holds
+        value, value_type = ("취소" if is_korean(text) else "called off"), "choice"
+        values = extract_values(text, reference=reference, names=names)  # none is the subject
     if not value:
         value = _choice(text) or _FILLERS.sub("", text)[:60]
     subject = decision_subject(text, values)

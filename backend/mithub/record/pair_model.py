@@ -37,12 +37,12 @@ from mithub.record.stance import (
     stance,
     value_is_rejected,
 )
+from mithub.record.dates import NOW_WORDS
 from mithub.record.values import Value, comparable, values_agree
 from mithub.text import has_hangul, keyword_candidates, split_sentences
 from mithub.text.tokens import ENGLISH_STOPWORDS
 
 PAIR_FILE = "change_pair.json"
-NOW_WORDS = frozenset({"오늘", "금일", "today", "tonight", "now"})
 _NOT_NAME_WORDS = frozenset(
     """okay yeah yes yep sure fine right alright great good perfect then well also and but because
     monday tuesday wednesday thursday friday saturday sunday january february march april june july
@@ -81,7 +81,7 @@ class LineView:
     chosen: set[str] = field(default_factory=set)
     rejected: set[str] = field(default_factory=set)
     value_terms: list[frozenset[str]] = field(default_factory=list)  # the subject of each new value
-    cancels: bool = False  # a sentence calls something off (stance.revokes)
+    called_off: frozenset[str] | None = None  # the key terms of what a sentence calls off (`called_off`)
 
 
 _EN_CAPITAL = re.compile(r"(?<![\w'’])([A-Z][A-Za-z0-9-]{2,})")
@@ -197,23 +197,27 @@ def split_values(text: str, values: Sequence[Value]) -> tuple[list[Value], list[
         end = start + len(sentence)
         offset = end
         # "예비비 8퍼센트는 없던 걸로": a value of a sentence that calls it off is the old one
-        called_off = any(start <= v.start < end for v in values) and revokes(sentence)
+        off = any(start <= v.start < end for v in values) and revokes(sentence)
         for v in values:
             if not start <= v.start < end or v.text.strip(" 은는에") in NOW_WORDS:
                 continue
             if v.kind == "date" and not _NAMES_A_DAY.search(v.text) and reports_past(sentence):
                 continue
             local = Value(v.kind, v.text, v.start - start, v.end - start, v.number, v.unit, v.loose)
-            if called_off or clause_points_back(sentence, local.end) or value_is_rejected(sentence, local):
+            if off or clause_points_back(sentence, local.end) or value_is_rejected(sentence, local):
                 old.append(v)
             elif not clause_is_conditional(sentence, local.end) and not is_approximate(sentence, local):
                 new.append(v)
     return new, old
 
 
-def calls_off(text: str) -> bool:
-    """Whether a sentence of the line calls something off (`stance.revokes`)."""
-    return any(revokes(s) for s in split_sentences(text) or [text])
+def called_off(text: str) -> frozenset[str] | None:
+    """What the line calls off (`stance.revokes`): the key terms of the sentences that do (of
+    the whole line when they have none: "그거 안 하겠습니다"), or None when it calls nothing off."""
+    sentences = [s for s in split_sentences(text) or [text] if revokes(s)]
+    if not sentences:
+        return None
+    return frozenset().union(*(_sentence_terms(s) for s in sentences)) or frozenset(key_terms(text))
 
 
 def line_cues(text: str) -> dict[str, float]:
@@ -255,8 +259,11 @@ def pair_features(line: LineView, past: Sequence[PastDecision]) -> list[dict[str
         same_choice = any(_same_option(a, b) for a in line.chosen for b in d.chosen)
         # A cancellation is a change, with "none" as the subject's new value: the line calls off
         # what it points back at, or names this decision's choice, name or value.
-        cancels = line.cancels and bool(line.cues.get("line_points_back") or name_cited or same_choice or old_choice
-                                        or cited)
+        cancels = line.called_off is not None and bool(line.cues.get("line_points_back") or name_cited or same_choice
+                                                       or old_choice or cited)
+        if cancels:  # what is called off is the subject of the decision's values (or the decision's)
+            about = [_soft_overlap(line.called_off, t) for t in d.value_terms or [frozenset(d.terms)]]
+            subject = (max(subject[0], *about), subject[1])
         differs = differs or cancels
         differ_only = float(differs and not agree)
         f = {

@@ -19,7 +19,7 @@ from mithub.record.pair_model import (
     PAIR_FEATURES,
     LineView,
     PastDecision,
-    calls_off,
+    called_off,
     choice_phrases,
     key_terms,
     line_cues,
@@ -105,7 +105,7 @@ def line_view(s: Series, i: int, p2: np.ndarray) -> LineView:
     context_values = [v for t in before for v in split_values(t, extract_values(t, reference=m2.reference, names=names))[0]]
     return LineView(text, new, old, m2.vectors[i], context, terms, float(p2[i]), line_cues(text),
                     context_values, name_tokens(text), *choice_phrases(text), value_subjects(text, new),
-                    cancels=calls_off(text))
+                    called_off=called_off(text))
 
 
 def pair_rows(s: Series, p1: np.ndarray, p2: np.ndarray, floor: float) -> SeriesPairs:
