@@ -152,9 +152,10 @@ def reports_past(sentence: str) -> bool:
     미루겠습니다" ends in -겠-. English sentences are not judged (no tagger here)."""
     if not has_hangul(sentence):
         return False
-    from mithub.record.turn_features import _ending, korean_morphemes
+    from mithub.record.turn_features import korean_morphemes
+    from mithub.text.korean import ending_form
 
-    endings = [_ending(m) for m, t in korean_morphemes(sentence) if t == "EP"]
+    endings = [ending_form(m) for m, t in korean_morphemes(sentence) if t == "EP"]
     return bool(endings) and endings[-1] in _PAST_ENDINGS
 
 

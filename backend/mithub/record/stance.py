@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from mithub.record.values import Value
-from mithub.text.korean import tokens_with_offsets
+from mithub.text.korean import ending_form, tokens_with_offsets
 
 # A settling verb: "으로 하겠습니다", "걸로 하죠", "확정", "let's go with", "final", "we launch".
 _KO_SETTLE = re.compile(
@@ -240,10 +240,6 @@ _EN_REVOKE = re.compile(
 )
 
 
-def _unjamo(form: str) -> str:
-    return form[1:] if form and "\u11a8" <= form[0] <= "\u11c2" else form
-
-
 @lru_cache(maxsize=4096)
 def revokes(sentence: str) -> bool:
     """Whether a sentence calls something off as an act it settles: its main predicate (the
@@ -272,7 +268,7 @@ def revokes(sentence: str) -> bool:
             start -= 1
     phrase = tokens[start:last + 1]
     words = text[phrase[0].start:phrase[-1].end]
-    conditional = any(t.tag == "EC" and _unjamo(t.form) in {"면", "으면", "다면", "라면"} for t in tokens)
+    conditional = any(t.tag == "EC" and ending_form(t.form) in {"면", "으면", "다면", "라면"} for t in tokens)
     if conditional or _KO_IF.search(words) or any(t.form in _KO_CHANGE_STEMS for t in phrase):
         return False  # "비 오면 안 하는 걸로": called off only on a condition
     negated = False
@@ -286,6 +282,6 @@ def revokes(sentence: str) -> bool:
             negated = True  # "없던 걸로", "없는 걸로": as if it had not been decided
     called_off = any(t.form in _KO_REVOKE_STEMS and t.tag in ("VV", "NNG", "XR") for t in phrase)
     forms = [t.form for t in phrase]
-    settled = ("겠" in forms or _unjamo(tokens[last].form) in _KO_ACT_ENDINGS
+    settled = ("겠" in forms or ending_form(tokens[last].form) in _KO_ACT_ENDINGS
                or any(forms[i:i + 3] in (["걸", "로", "하"], ["것", "으로", "하"]) for i in range(len(forms))))
     return (negated or called_off) and settled

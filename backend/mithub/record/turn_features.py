@@ -38,6 +38,7 @@ from mithub.context.speaker_context import SpeakerContext
 from mithub.record.stance import stance
 from mithub.record.values import Value, extract_values, values_agree
 from mithub.text import has_hangul, split_sentences
+from mithub.text.korean import ending_form
 
 VALUE_KINDS = ("amount", "percent", "count", "duration", "time", "number", "date", "person", "name")
 ROLES = ("facilitator", "presenter", "participant", "observer")
@@ -75,10 +76,6 @@ _FIRST_PERSON_KO = frozenset({"저", "제", "저희", "우리", "나", "내"})
 _CONDITIONAL_EC = re.compile(r"(?:면|으면|다면|라면|거든)$")
 
 
-def _ending(form: str) -> str:
-    return form[1:] if form and "\u11a8" <= form[0] <= "\u11c2" else form
-
-
 @lru_cache(maxsize=4096)
 def _korean_morphemes(text: str) -> tuple[tuple[str, str], ...]:
     from mithub.text.korean import morphemes
@@ -95,7 +92,7 @@ def korean_morphology(morphs: Sequence[tuple[str, str]]) -> dict[str, float]:
     f: dict[str, float] = {}
     finals = [i for i, (_, tag) in enumerate(morphs) if tag == "EF"]
     last = finals[-1] if finals else None
-    form = _ending(morphs[last][0]) if last is not None else ""
+    form = ending_form(morphs[last][0]) if last is not None else ""
     before = morphs[last - 1] if last is not None and last > 0 else ("", "")
     question = any(t == "SF" and m == "?" for m, t in morphs[-2:])
     f["mood_interrogative"] = float(question or bool(form and _INTERROGATIVE.search(form)))
@@ -107,7 +104,7 @@ def korean_morphology(morphs: Sequence[tuple[str, str]]) -> dict[str, float]:
     f["mood_none"] = float(last is None)  # a fragment: "네, 1억 8천."
     f["ko_ends_connective"] = float(bool(morphs) and _last_content_tag(morphs) == "EC")
     f["ko_future_gyet"] = float(any(m == ("겠", "EP") for m in morphs))
-    f["ko_past"] = float(any(t == "EP" and _ending(m) in {"었", "았", "였", "ㅆ"} for m, t in morphs))
+    f["ko_past"] = float(any(t == "EP" and ending_form(m) in {"었", "았", "였", "ㅆ"} for m, t in morphs))
     f["ko_honorific_si"] = float(any(m == ("시", "EP") for m in morphs))
     f["ko_giro"] = float(_follows(morphs, ("기", "ETN"), "JKB"))
     f["ko_choice_ro"] = float(_choice_construction(morphs))

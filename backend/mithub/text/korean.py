@@ -59,6 +59,11 @@ def _analyse(text: str) -> tuple[tuple[Morpheme, ...], tuple[str, ...]]:
     return tokens, tuple(s.text.strip() for s in sentences if s.text.strip())
 
 
+def ending_form(form: str) -> str:
+    """An ending as written, without the coda jamo kiwi puts first ("ᆯ게요" -> "게요")."""
+    return form[1:] if form and "\u11a8" <= form[0] <= "\u11c2" else form
+
+
 class Token(NamedTuple):
     """A morpheme with where it lies in the text (`start`, `end`: character offsets)."""
 
