@@ -34,6 +34,8 @@ def test_calling_off_is_read(sentence: str) -> None:
     "They had a cancellation and offered the nineteenth.",  # a noun, not the act
     "If the permit slips, we scrap the date.",
     "That is not a problem.",
+    "Killing machines!",  # a verb of calling off with no object it calls off
+    "Anything that makes you scratch your head as you write this report?",
 ])
 def test_other_negations_are_not_calling_off(sentence: str) -> None:
     assert not revokes(sentence)

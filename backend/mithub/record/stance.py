@@ -232,10 +232,12 @@ _KO_CHANGE_STEMS = frozenset({"바꾸", "변경", "미루", "밀", "당기", "�
 # Endings of an act the speaker settles: "-자", "-(으)ㅂ시다", "-ㄹ게요", "-죠" (with -겠- or "걸로 하다").
 _KO_ACT_ENDINGS = frozenset({"자", "시다", "읍시다", "ㅂ시다", "자고요", "게", "게요", "을게", "을게요", "께요", "죠", "지요"})
 _PHRASE_BREAK = frozenset({"EC", "EF", "JX", "JKS", "JKO", "SP", "SF"})
+# English: a verb of calling off with its object ("Scrap the LOI", "we're cancelling that"), not a
+# noun or an idiom ("Killing machines!", "scratch your head"); or the plan said not to happen.
 _EN_REVOKE = re.compile(
-    r"\b(?:cancel(?:s|led|ling)?|scrap(?:s|ped|ping)?|call(?:ing|ed)? (?:it |that |this )?off|shelve[ds]?|kill(?:s|ed|ing)?"
-    r"|scratch(?:es|ed)?|pull(?:ing)? the plug)\b"
-    r"|\bnot (?:happening|doing|going ahead)\b|\b(?:won't|aren't|isn't|not) (?:be )?(?:happening|going ahead)\b|\bno longer\b",
+    r"\b(?:cancel(?:s|led|ling)?|scrap(?:s|ped|ping)?|shelve[ds]?|kill(?:s|ed|ing)?|scratch(?:es|ed)?)"
+    r"\s+(?:the|that|this|it|those|these|our|all)\b|\bcall(?:ing|ed)? (?:it|that|this) off\b|\bpull(?:ing)? the plug\b"
+    r"|\bnot (?:happening|going ahead)\b|\b(?:won't|aren't|isn't) (?:be )?(?:happening|going ahead)\b",
     re.IGNORECASE,
 )
 
