@@ -12,6 +12,7 @@ from mithub.record.stance import revokes
     "오후의 책장에서 하기로 했던 북토크는 안 하는 걸로 해요.",
     "지난주에 6월 토요일마다 오전 특근 하기로 한 거, 그거 안 하겠습니다.",
     "그러면 지난주에 정한 예비비 8퍼센트는 없던 걸로 하겠습니다.",
+    "그러면 없던 걸로 하죠.",  # "그러면" opens the sentence; it is no condition
     "Scrap the Redline LOI.",
     "So we'd said July fifteenth, and that's not happening.",
     "We're cancelling the offsite.",
@@ -27,6 +28,7 @@ def test_calling_off_is_read(sentence: str) -> None:
     "그건 안 돼요.",  # not possible
     "문제 없습니다.",
     "저는 반대하지 않습니다.",  # no settling form
+    "엄 차장님 잘못이 아니지요.",  # 아니다 negates what something is
     "비용은 크게 차이 없어요.",
     "늦지 않게 보내겠습니다.",  # the negation is not the main predicate's
     "북토크는 안 하는 걸로 할까요?",  # a question

@@ -32,6 +32,11 @@ DateKind = Literal[
 NOW_WORDS = frozenset({"오늘", "금일", "today", "tonight", "now"})
 
 
+def names_now(text: str) -> bool:
+    """A date said as "today" ("오늘은", "today"), with its particle."""
+    return text.strip(" 은는이가에도") in NOW_WORDS
+
+
 class DateMention(BaseModel):
     """One date expression as said; `date` is None when it names no single calendar day."""
 

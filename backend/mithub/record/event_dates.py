@@ -33,9 +33,9 @@ from mithub.record import commitments as cue
 from mithub.record.dates import (
     EN_ORDINAL_DAY,
     KO_WEEKDAYS,
-    NOW_WORDS,
     DateMention,
     day_of_month,
+    names_now,
     repeated_date,
     resolve_date_expressions,
 )
@@ -271,7 +271,7 @@ def _read(turns: Sequence[Utterance], reference: date, hints: Sequence[int | Non
         for sentence in cue.split_sentences(turn.text) or [turn.text]:
             targets, dates, phrases, has_subject, dated = _statement(sentence, reference, hints[line], before)
             said += dated
-            if not has_subject and dated and all(m.text.strip(" 은는이가에도") in NOW_WORDS for m in dated):
+            if not has_subject and dated and all(names_now(m.text) for m in dated):
                 dates = ()  # "오늘은 여기까지 하죠": today names the meeting itself, not the event said before
             if sentence.rstrip().endswith("?") or not dates:
                 # a question dates nothing, but the answer's date is its phrase's ("when's it mobe?")

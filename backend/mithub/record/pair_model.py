@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from mithub.learn.estimator import LogisticModel, read_weights
+from mithub.record.dates import names_now
 from mithub.record.stance import (
     clause_is_conditional,
     clause_points_back,
@@ -37,7 +38,6 @@ from mithub.record.stance import (
     stance,
     value_is_rejected,
 )
-from mithub.record.dates import NOW_WORDS
 from mithub.record.values import Value, comparable, values_agree
 from mithub.text import has_hangul, keyword_candidates, split_sentences
 from mithub.text.tokens import ENGLISH_STOPWORDS
@@ -200,7 +200,7 @@ def split_values(text: str, values: Sequence[Value]) -> tuple[list[Value], list[
         # "예비비 8퍼센트는 없던 걸로": a value of a sentence that calls it off is the old one
         off = any(start <= v.start < end for v in values) and revokes(sentence)
         for v in values:
-            if not start <= v.start < end or v.text.strip(" 은는에") in NOW_WORDS:
+            if not start <= v.start < end or names_now(v.text):
                 continue
             if v.kind == "date" and not _NAMES_A_DAY.search(v.text) and reports_past(sentence):
                 continue

@@ -11,7 +11,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from mithub.record.values import Value
-from mithub.text.korean import ending_form, tokens_with_offsets
+from mithub.text.korean import (
+    CONDITIONAL_ENDING,
+    NEGATORS,
+    PROPOSITIVE_ENDINGS,
+    VOLITIONAL_ENDINGS,
+    ending_form,
+    tokens_with_offsets,
+)
 
 # A settling verb: "으로 하겠습니다", "걸로 하죠", "확정", "let's go with", "final", "we launch".
 _KO_SETTLE = re.compile(
@@ -227,10 +234,8 @@ def value_is_rejected(sentence: str, value: Value) -> bool:
 
 # Verbs that call a decision off, the opposites of settling one ("취소할게요", "접자", "scrap").
 _KO_REVOKE_STEMS = frozenset({"취소", "철회", "백지화", "접", "무르", "보류"})
-# Verbs of changing or keeping: negated, they keep a decision ("안 바꾸겠습니다"), not revoke it.
-_KO_CHANGE_STEMS = frozenset({"바꾸", "변경", "미루", "밀", "당기", "늘리", "줄이", "조정", "올리", "내리", "옮기"})
-# Endings of an act the speaker settles: "-자", "-(으)ㅂ시다", "-ㄹ게요", "-죠" (with -겠- or "걸로 하다").
-_KO_ACT_ENDINGS = frozenset({"자", "시다", "읍시다", "ㅂ시다", "자고요", "게", "게요", "을게", "을게요", "께요", "죠", "지요"})
+# Endings of an act the speaker settles: propositive, volitional, "-죠" (besides -겠- and "걸로 하다").
+_KO_ACT_ENDINGS = PROPOSITIVE_ENDINGS | VOLITIONAL_ENDINGS | {"죠", "지요"}
 _PHRASE_BREAK = frozenset({"EC", "EF", "JX", "JKS", "JKO", "SP", "SF"})
 # English: a verb of calling off with its object ("Scrap the LOI", "we're cancelling that"), not a
 # noun or an idiom ("Killing machines!", "scratch your head"); or the plan said not to happen.
@@ -269,21 +274,19 @@ def revokes(sentence: str) -> bool:
         while start > 0 and tokens[start - 1].tag not in _PHRASE_BREAK:
             start -= 1
     phrase = tokens[start:last + 1]
-    words = text[phrase[0].start:phrase[-1].end]
-    conditional = any(t.tag == "EC" and ending_form(t.form) in {"면", "으면", "다면", "라면"} for t in tokens)
-    if conditional or _KO_IF.search(words) or any(t.form in _KO_CHANGE_STEMS for t in phrase):
-        return False  # "비 오면 안 하는 걸로": called off only on a condition
+    forms = [t.form for t in phrase]
+    conditional = any(t.tag == "EC" and CONDITIONAL_ENDING.search(ending_form(t.form)) for t in tokens)
+    if conditional or _KO_CHANGE.search("".join(forms)):
+        return False  # "비 오면 안 하는 걸로": only on a condition; "안 바꾸겠습니다": a change negated keeps it
     negated = False
     for i, t in enumerate(phrase):
         after = phrase[i + 1] if i + 1 < len(phrase) else None
-        if (t.form, t.tag) in {("안", "MAG"), ("못", "MAG")} and not (after and after.form in {"되", "돼"}):
-            negated = True
-        elif (t.form, t.tag) in {("않", "VX"), ("말", "VX")}:
-            negated = True
-        elif (t.form, t.tag) == ("없", "VA") and after is not None and after.tag == "ETM":
-            negated = True  # "없던 걸로", "없는 걸로": as if it had not been decided
+        if (t.form, t.tag) not in NEGATORS or t.tag == "VCN" or (t.tag == "MAG" and after is not None
+                                                                   and after.form in {"되", "돼"}):
+            continue  # "잘못이 아니지요" negates what something is, "안 돼요" says it cannot be: no act called off
+        # 없다 only as "없던/없는 걸로" (as if it had not been decided), not "문제 없습니다"
+        negated = negated or t.form != "없" or (after is not None and after.tag == "ETM")
     called_off = any(t.form in _KO_REVOKE_STEMS and t.tag in ("VV", "NNG", "XR") for t in phrase)
-    forms = [t.form for t in phrase]
     settled = ("겠" in forms or ending_form(tokens[last].form) in _KO_ACT_ENDINGS
                or any(forms[i:i + 3] in (["걸", "로", "하"], ["것", "으로", "하"]) for i in range(len(forms))))
     return (negated or called_off) and settled

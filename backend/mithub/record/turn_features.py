@@ -38,7 +38,7 @@ from mithub.context.speaker_context import SpeakerContext
 from mithub.record.stance import stance
 from mithub.record.values import Value, extract_values, values_agree
 from mithub.text import has_hangul, split_sentences
-from mithub.text.korean import ending_form
+from mithub.text.korean import CONDITIONAL_ENDING, NEGATORS, PROPOSITIVE_ENDINGS, VOLITIONAL_ENDINGS, ending_form
 
 VALUE_KINDS = ("amount", "percent", "count", "duration", "time", "number", "date", "person", "name")
 ROLES = ("facilitator", "presenter", "participant", "observer")
@@ -68,12 +68,8 @@ class TurnInfo:
 # ---------------------------------------------------------------- Korean morphology
 # Final endings (EF) by mood. kiwi writes a coda-initial ending with a jamo ("ᆸ시다",
 # "ᆯ게요"); the form is compared after that jamo is dropped.
-_PROPOSITIVE = frozenset({"자", "시다", "읍시다", "자고요", "자구요"})
-_VOLITIONAL = frozenset({"게", "게요", "을게", "을게요", "께요"})
 _INTERROGATIVE = re.compile(r"(?:까|까요|나|나요|니|냐|가요|ㄴ가|는가|는지|는지요|래요)$")
-_NEGATORS = {("안", "MAG"), ("못", "MAG"), ("않", "VX"), ("말", "VX"), ("아니", "VCN"), ("없", "VA")}
 _FIRST_PERSON_KO = frozenset({"저", "제", "저희", "우리", "나", "내"})
-_CONDITIONAL_EC = re.compile(r"(?:면|으면|다면|라면|거든)$")
 
 
 @lru_cache(maxsize=4096)
@@ -96,8 +92,8 @@ def korean_morphology(morphs: Sequence[tuple[str, str]]) -> dict[str, float]:
     before = morphs[last - 1] if last is not None and last > 0 else ("", "")
     question = any(t == "SF" and m == "?" for m, t in morphs[-2:])
     f["mood_interrogative"] = float(question or bool(form and _INTERROGATIVE.search(form)))
-    f["mood_propositive"] = float(form in _PROPOSITIVE or (form == "죠" and before == ("시", "EP")))
-    f["mood_volitional"] = float(form in _VOLITIONAL)
+    f["mood_propositive"] = float(form in PROPOSITIVE_ENDINGS or (form == "죠" and before == ("시", "EP")))
+    f["mood_volitional"] = float(form in VOLITIONAL_ENDINGS)
     f["mood_jyo"] = float(form in {"죠", "지요"} and before != ("시", "EP"))
     f["mood_declarative"] = float(bool(form) and not any(f[k] for k in
                                   ("mood_interrogative", "mood_propositive", "mood_volitional", "mood_jyo")))
@@ -110,8 +106,8 @@ def korean_morphology(morphs: Sequence[tuple[str, str]]) -> dict[str, float]:
     f["ko_choice_ro"] = float(_choice_construction(morphs))
     f["ko_adnominal_future"] = float(any(t == "ETM" and m in {"ᆯ", "을"} for m, t in morphs))
     f["ko_nominal_hedge"] = float(_hedge_construction(morphs))
-    f["negated"] = float(any((m, t) in _NEGATORS for m, t in morphs))
-    f["conditional"] = float(any(t == "EC" and _CONDITIONAL_EC.search(m) for m, t in morphs))
+    f["negated"] = float(any((m, t) in NEGATORS for m, t in morphs))
+    f["conditional"] = float(any(t == "EC" and CONDITIONAL_ENDING.search(m) for m, t in morphs))
     f["quotative"] = float(any(t == "JKQ" for _, t in morphs) or
                            any(t == "EC" and m in {"다고", "라고", "자고", "냐고"} for m, t in morphs))
     f["first_person"] = float(any(t == "NP" and m in _FIRST_PERSON_KO for m, t in morphs))

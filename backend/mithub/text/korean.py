@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 from functools import lru_cache
 from typing import NamedTuple
@@ -57,6 +58,15 @@ def _analyse(text: str) -> tuple[tuple[Morpheme, ...], tuple[str, ...]]:
         sentences = _kiwi().split_into_sents(text, return_tokens=True)
     tokens = tuple(Morpheme(t.form, t.tag.split("-")[0]) for s in sentences for t in s.tokens)
     return tokens, tuple(s.text.strip() for s in sentences if s.text.strip())
+
+
+# Final endings by mood, as `ending_form` gives them: propositive ("-자", "-(으)ㅂ시다"),
+# volitional ("-ㄹ게요"); the negators (adverbs 안/못, auxiliaries 않다/말다, 아니다, 없다) and
+# the conditional connective endings ("-면", "-거든").
+PROPOSITIVE_ENDINGS = frozenset({"자", "시다", "읍시다", "자고요", "자구요"})
+VOLITIONAL_ENDINGS = frozenset({"게", "게요", "을게", "을게요", "께요"})
+NEGATORS = frozenset({("안", "MAG"), ("못", "MAG"), ("않", "VX"), ("말", "VX"), ("아니", "VCN"), ("없", "VA")})
+CONDITIONAL_ENDING = re.compile(r"(?:면|으면|다면|라면|거든)$")
 
 
 def ending_form(form: str) -> str:
