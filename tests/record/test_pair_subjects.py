@@ -5,6 +5,7 @@ line talks about other things, and a value of the same type on another subject i
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from mithub.embedders import load_embedder
@@ -57,3 +58,18 @@ def test_a_weekday_told_in_the_past_is_no_new_value() -> None:
     moved = "지난주에 22일로 잡았던 베타는 8월 5일에 열겠습니다."
     new, _ = split_values(moved, extract_values(moved, reference=date(2026, 5, 13)))
     assert [v.unit for v in new if v.kind == "date"] == ["2026-08-05"]
+
+
+def test_a_line_that_names_the_old_choice_and_the_new_one_differs_from_the_decision() -> None:
+    """The decision's line named both vendors; the line says which one was chosen and what
+    replaces it, so the new vendor agreeing with a name in the decision's line is no restatement."""
+    from mithub.record.pair_model import LineView, PastDecision, line_cues, pair_features, split_values
+
+    decided = "It is cheaper than LogHaven, yes, but our security team trusts Sentrova. Sentrova it is."
+    text = "So we said Sentrova last week, but we'll be using LogHaven instead."
+    new, old = split_values(text, extract_values(text))
+    assert [v.text for v in new] == ["LogHaven"] and [v.text for v in old] == ["Sentrova"]
+    view = LineView(text, new, old, np.ones(4), None, set(), 0.5, line_cues(text))
+    past = PastDecision("d1", decided, extract_values(decided), np.ones(4), set(), 0.8)
+    (row,) = pair_features(view, [past])
+    assert row["values_differ"] == 1.0 and row["values_agree"] == 0.0

@@ -113,3 +113,22 @@ def test_persons_and_things() -> None:
 @pytest.mark.parametrize("text", ["천천히 하죠", "만약에 백엔드가", "일단 이번 주", "3분기 예산"])
 def test_words_that_start_with_numerals_are_not_numbers(text: str) -> None:
     assert [v for v in extract_values(text) if v.kind != "date"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("날짜는 오월 십삼 일 수요일 출발로 하죠", "오월 십삼 일 수요일"),
+        ("We land on the twelfth, a Saturday.", "the twelfth, a Saturday"),
+        ("Go-live is June twelfth, Friday.", "June twelfth, Friday"),
+    ],
+)
+def test_a_weekday_after_its_date_is_the_same_value(text: str, said: str) -> None:
+    value = only(text)
+    assert value.kind == "date" and value.text.rstrip(" 출발로.") == said
+
+
+def test_a_weekday_that_is_not_the_dates_own_stays_a_value_of_its_own() -> None:
+    # 2026-06-12 is a Friday: "Monday" here is another day
+    values = extract_values("June 12th Monday", reference=MEETING)
+    assert [v.text for v in values] == ["June 12th", "Monday"]

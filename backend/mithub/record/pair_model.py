@@ -245,9 +245,15 @@ def pair_features(line: LineView, past: Sequence[PastDecision]) -> list[dict[str
     rows = []
     for i, d in enumerate(past):
         comp = [(v, w) for v in line.new_values for w in d.values if comparable(v, w)]
-        agree = any(values_agree(v, w) for v, w in comp)
         differs = any(not any(values_agree(v, w) for w in d.values if comparable(v, w)) for v, _ in comp)
         cited = any(values_agree(o, w) for o in line.old_values for w in d.values)
+        # "we said Sentrova last week, we'll be using LogHaven": the line's own old value is the
+        # decision's and its new one differs from it, whatever else the decision's line named
+        switched = any(comparable(o, v) and not values_agree(o, v)
+                       and any(values_agree(o, w) for w in d.values)
+                       for o in line.old_values for v in line.new_values)
+        differs = differs or switched
+        agree = not switched and any(values_agree(v, w) for v, w in comp)
         names = any(v.kind in {"name", "person"} for v, _ in comp)
         others = [c for j, c in enumerate(cosines) if j != i]
         other_overlaps = [o for j, o in enumerate(overlaps) if j != i]

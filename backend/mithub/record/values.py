@@ -320,7 +320,37 @@ def extract_values(text: str, *, reference: date | None = None, names: Iterable[
     numeric = [v for v in numeric if not any(d.start < v.end and v.start < d.end for d in dates)]
     persons = _person_values(text, names)
     found = _drop_overlaps(dates + numeric + persons + _thing_names(text, persons))
-    return sorted(found, key=lambda v: v.start)
+    return _weekdays_in_apposition(text, sorted(found, key=lambda v: v.start))
+
+
+_WEEKDAY_ONLY = re.compile(r"[월화수목금토일]요일|(?:mon|tues|wednes|thurs|fri|satur|sun)day",
+                           re.IGNORECASE)
+_APPOSITION = re.compile(r"\s*,?\s*(?:an?\s+)?", re.IGNORECASE)
+
+
+def _weekday(value: Value) -> int | None:
+    try:
+        return date.fromisoformat(value.unit).weekday()
+    except ValueError:
+        return None
+
+
+def _weekdays_in_apposition(text: str, values: list[Value]) -> list[Value]:
+    """"오월 십삼 일 수요일", "the twelfth, a Saturday": a weekday right after a date names that
+    date again (its own weekday when the date is a full one), so the two are one value."""
+    out: list[Value] = []
+    for v in values:
+        before = out[-1] if out else None
+        if (before is not None and v.kind == before.kind == "date"
+                and _WEEKDAY_ONLY.fullmatch(display_text(v))
+                and not _WEEKDAY_ONLY.fullmatch(display_text(before))
+                and _APPOSITION.fullmatch(text[before.end:v.start])
+                and (before.loose or (_weekday(v) is not None and _weekday(before) == _weekday(v)))):
+            out[-1] = Value("date", text[before.start:v.end], before.start, v.end,
+                            unit=before.unit, loose=before.loose)
+            continue
+        out.append(v)
+    return out
 
 
 def display_text(value: Value) -> str:
