@@ -19,6 +19,9 @@ def test_korean_mood_comes_from_the_final_ending_tag() -> None:
     assert _ko("그렇게 하시죠.")["mood_propositive"] == 1.0  # EP 시 + EF 죠
     assert _ko("그건 제가 정리할게요.")["mood_volitional"] == 1.0
     assert _ko("이걸로 갈까요?")["mood_interrogative"] == 1.0
+    assert _ko("그게 맞습니까")["mood_interrogative"] == 1.0  # no question mark: the ending says it
+    # the causal -니까 closing a sentence ("because I'm in charge") asks nothing
+    assert _ko("이번 시퀀싱은 지노믹스원으로 진행하겠습니다, 제가 담당이니까요.")["mood_interrogative"] == 0.0
     assert _ko("예산은 1억 8천입니다.")["mood_declarative"] == 1.0
     assert _ko("하기로 했어요.")["ko_giro"] == 1.0 and _ko("하기로 했어요.")["ko_past"] == 1.0
     assert _ko("8월 5일로 하겠습니다.")["ko_future_gyet"] == 1.0

@@ -91,7 +91,9 @@ def korean_morphology(morphs: Sequence[tuple[str, str]]) -> dict[str, float]:
     form = ending_form(morphs[last][0]) if last is not None else ""
     before = morphs[last - 1] if last is not None and last > 0 else ("", "")
     question = any(t == "SF" and m == "?" for m, t in morphs[-2:])
-    f["mood_interrogative"] = float(question or bool(form and _INTERROGATIVE.search(form)))
+    # "담당이니까요": the causal -니까 closing a sentence with 요 is no question (-습니까 is)
+    f["mood_interrogative"] = float(question or bool(form and _INTERROGATIVE.search(form)
+                                                     and not form.endswith("니까요")))
     f["mood_propositive"] = float(form in PROPOSITIVE_ENDINGS or (form == "죠" and before == ("시", "EP")))
     f["mood_volitional"] = float(form in VOLITIONAL_ENDINGS)
     f["mood_jyo"] = float(form in {"죠", "지요"} and before != ("시", "EP"))
