@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Literal
 
-from mithub.record.dates import resolve_date_expressions
+from mithub.record.dates import EN_WEEKDAYS, KO_WEEKDAYS, resolve_date_expressions
 from mithub.record.numbers import (
     EN_NUMBER_WORDS,
     KOREAN_NUMBER,
@@ -323,8 +323,7 @@ def extract_values(text: str, *, reference: date | None = None, names: Iterable[
     return _weekdays_in_apposition(text, sorted(found, key=lambda v: v.start))
 
 
-_WEEKDAY_ONLY = re.compile(r"[월화수목금토일]요일|(?:mon|tues|wednes|thurs|fri|satur|sun)day",
-                           re.IGNORECASE)
+_WEEKDAY_ONLY = re.compile(rf"[{KO_WEEKDAYS}]요일|{'|'.join(EN_WEEKDAYS)}", re.IGNORECASE)
 _APPOSITION = re.compile(r"\s*,?\s*(?:an?\s+)?", re.IGNORECASE)
 
 
@@ -337,7 +336,9 @@ def _weekday(value: Value) -> int | None:
 
 def _weekdays_in_apposition(text: str, values: list[Value]) -> list[Value]:
     """"오월 십삼 일 수요일", "the twelfth, a Saturday": a weekday right after a date names that
-    date again (its own weekday when the date is a full one), so the two are one value."""
+    date again (its own weekday when the date is a full one), so the two are one value. (A
+    weekday before its date is folded in `_date_values`; a day said in number words comes from
+    the numeric readers, hence this pass over every value.)"""
     out: list[Value] = []
     for v in values:
         before = out[-1] if out else None
