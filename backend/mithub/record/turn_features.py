@@ -68,7 +68,8 @@ class TurnInfo:
 # ---------------------------------------------------------------- Korean morphology
 # Final endings (EF) by mood. kiwi writes a coda-initial ending with a jamo ("ᆸ시다",
 # "ᆯ게요"); the form is compared after that jamo is dropped.
-_INTERROGATIVE = re.compile(r"(?:까|까요|나|나요|니|냐|가요|ㄴ가|는가|는지|는지요|래요)$")
+# "-ㄹ까요" asks; the causal "-니까요" closing a sentence ("제가 담당이니까요") does not.
+_INTERROGATIVE = re.compile(r"(?:까|(?<!니)까요|나|나요|니|냐|가요|ㄴ가|는가|는지|는지요|래요)$")
 _FIRST_PERSON_KO = frozenset({"저", "제", "저희", "우리", "나", "내"})
 
 
@@ -91,9 +92,7 @@ def korean_morphology(morphs: Sequence[tuple[str, str]]) -> dict[str, float]:
     form = ending_form(morphs[last][0]) if last is not None else ""
     before = morphs[last - 1] if last is not None and last > 0 else ("", "")
     question = any(t == "SF" and m == "?" for m, t in morphs[-2:])
-    # "담당이니까요": the causal -니까 closing a sentence with 요 is no question (-습니까 is)
-    f["mood_interrogative"] = float(question or bool(form and _INTERROGATIVE.search(form)
-                                                     and not form.endswith("니까요")))
+    f["mood_interrogative"] = float(question or bool(form and _INTERROGATIVE.search(form)))
     f["mood_propositive"] = float(form in PROPOSITIVE_ENDINGS or (form == "죠" and before == ("시", "EP")))
     f["mood_volitional"] = float(form in VOLITIONAL_ENDINGS)
     f["mood_jyo"] = float(form in {"죠", "지요"} and before != ("시", "EP"))
