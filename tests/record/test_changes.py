@@ -12,7 +12,7 @@ from mithub.embedders import load_embedder
 from mithub.record.changes import ChangeDetector
 from mithub.record.decisions import extract_decisions
 from mithub.record.models import Decision
-from mithub.record.pair_model import split_values
+from mithub.record.pair_model import choice_phrases, split_values
 from mithub.record.values import extract_values
 
 KST = timezone(timedelta(hours=9))
@@ -106,6 +106,31 @@ def test_a_cancellation_is_a_change(embedder, decisions: list[str], who: str, te
     change = detector(embedder, decisions, who).check(line(text, who))
     assert change is not None and not change.candidate
     assert change.past.seq == past_seq and change.kind == "explicit"
+
+
+INSURANCE = [*KO_DECISIONS, "마지막으로 보험이요. 여행자 보험은 다온손해보험으로 진행하겠습니다."]
+
+
+@pytest.mark.parametrize(("text", "chosen", "turned_down"), [
+    ("여행자 보험은 다온손해보험으로 진행하겠습니다.", {"다온손해보험"}, set()),
+    ("지난주에 다온손해보험으로 하기로 했던 여행자 보험은 취소할게요.", set(), {"다온손해보험"}),
+    ("지난주에 다온손해보험으로 하기로 했던 여행자 보험, 서류는 다 받으셨어요?", set(), set()),
+    ("스캔메이트 대신 코드링크로 가죠.", {"코드링크"}, {"스캔메이트"}),
+])
+def test_an_option_pointed_back_at_is_not_chosen_now(text: str, chosen: set[str], turned_down: set[str]) -> None:
+    """"X로 하기로 했던" names what was chosen before: turned down when its sentence calls it
+    off or changes it, else neither (a question or a follow-up about the decision)."""
+    assert choice_phrases(text) == (chosen, turned_down)
+
+
+@pytest.mark.parametrize(("text", "past_seq"), [
+    ("지난주에 다온손해보험으로 하기로 했던 여행자 보험은 취소할게요.", 60),
+    ("지난주에 다온손해보험으로 하기로 했던 여행자 보험, 서류는 다 받으셨어요?", None),
+    ("여행자 보험은 다온손해보험으로 하기로 했잖아요, 그거 가입 링크 공유드릴게요.", None),
+    ("여행자 보험은 다온손해보험으로 하기로 했던 거 그대로 갑니다.", None),
+])
+def test_a_decided_option_called_off_is_a_change_and_a_follow_up_is_not(embedder, text: str, past_seq) -> None:
+    assert announced(detector(embedder, INSURANCE), text) == past_seq
 
 
 def test_llm_pair_check_can_veto(embedder) -> None:

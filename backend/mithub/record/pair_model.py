@@ -103,29 +103,46 @@ _PHRASE_TAGS = frozenset({"NNG", "NNP", "SL", "SN", "SO", "XSN", "NR"})
 
 
 def choice_phrases(text: str) -> tuple[set[str], set[str]]:
-    """(options chosen, options turned down) of a Korean line, by kiwi tags: the noun phrase
-    before "(으)로 + verb" is chosen ("코드링크 CL-9로 갈게요"); the one before 대신/말고 is turned
-    down ("스캔메이트 대신", "둔치 말고"). Joined without spaces, so kiwi's splits do not matter."""
+    """(options chosen, options turned down) of a Korean line, by kiwi tags. The noun phrase
+    before "(으)로 + verb" is chosen ("코드링크 CL-9로 갈게요"), unless that verb is the past one
+    the line points back at, as a value's is (`stance.clause_points_back`): that option was
+    chosen before, and is turned down now only when its sentence calls it off or changes it
+    ("다온손해보험으로 하기로 했던 여행자 보험은 취소할게요"; not "…하기로 했던 보험, 서류는 다
+    받으셨어요?"). The one before 대신/말고 is turned down ("스캔메이트 대신", "둔치 말고").
+    Joined without spaces, so kiwi's splits do not matter."""
     if not has_hangul(text):
         return set(), set()
-    from mithub.record.turn_features import korean_morphemes
-
-    morphs = korean_morphemes(text)
     chosen: set[str] = set()
     rejected: set[str] = set()
-    for i, (form, tag) in enumerate(morphs):
-        choose = tag == "JKB" and form in {"로", "으로"} and any(t in {"VV", "XSV"} for _, t in morphs[i + 1:i + 3])
-        reject = (form, tag) == ("대신", "NNG") or (form == "말" and tag in {"VV", "VX"} and
-                                                   i + 1 < len(morphs) and morphs[i + 1][0] == "고")
-        if not (choose or reject):
-            continue
-        k = i
-        while k > 0 and morphs[k - 1][1] in _PHRASE_TAGS and morphs[k - 1][0] != "대신":
-            k -= 1
-        phrase = "".join(m for m, _ in morphs[k:i]).lower()
-        if len(phrase) >= 2:
-            (chosen if choose else rejected).add(phrase)
+    for sentence in split_sentences(text) or [text]:
+        morphs = _sentence_tokens(sentence)
+        for i, (form, tag, _) in enumerate(morphs):
+            choose = tag == "JKB" and form in {"로", "으로"} and any(t in {"VV", "XSV"} for _, t, _ in morphs[i + 1:i + 3])
+            reject = (form, tag) == ("대신", "NNG") or (form == "말" and tag in {"VV", "VX"} and
+                                                       i + 1 < len(morphs) and morphs[i + 1][0] == "고")
+            if not (choose or reject):
+                continue
+            k = i
+            while k > 0 and morphs[k - 1][1] in _PHRASE_TAGS and morphs[k - 1][0] != "대신":
+                k -= 1
+            phrase = "".join(m for m, _, _ in morphs[k:i]).lower()
+            if len(phrase) < 2:
+                continue
+            if not choose:
+                rejected.add(phrase)
+            elif not clause_points_back(sentence, morphs[i - 1][2]):
+                chosen.add(phrase)
+            elif revokes(sentence) or stance(sentence).changes:
+                rejected.add(phrase)
     return chosen, rejected
+
+
+@lru_cache(maxsize=4096)
+def _sentence_tokens(sentence: str) -> tuple[tuple[str, str, int], ...]:
+    """(form, tag, end offset) of each kiwi morpheme of a sentence."""
+    from mithub.text.korean import tokens_with_offsets
+
+    return tuple((t.form, t.tag, t.end) for t in tokens_with_offsets(sentence))
 
 
 def _same_option(a: str, b: str) -> bool:
