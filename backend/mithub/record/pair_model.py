@@ -40,6 +40,7 @@ from mithub.record.stance import (
 )
 from mithub.record.values import Value, comparable, values_agree
 from mithub.text import has_hangul, keyword_candidates, split_sentences
+from mithub.text.korean import tokens_with_offsets
 from mithub.text.tokens import ENGLISH_STOPWORDS
 
 PAIR_FILE = "change_pair.json"
@@ -115,34 +116,26 @@ def choice_phrases(text: str) -> tuple[set[str], set[str]]:
     chosen: set[str] = set()
     rejected: set[str] = set()
     for sentence in split_sentences(text) or [text]:
-        morphs = _sentence_tokens(sentence)
-        for i, (form, tag, _) in enumerate(morphs):
-            choose = tag == "JKB" and form in {"로", "으로"} and any(t in {"VV", "XSV"} for _, t, _ in morphs[i + 1:i + 3])
+        morphs = tokens_with_offsets(sentence)
+        for i, (form, tag, _, _) in enumerate(morphs):
+            choose = tag == "JKB" and form in {"로", "으로"} and any(t.tag in {"VV", "XSV"} for t in morphs[i + 1:i + 3])
             reject = (form, tag) == ("대신", "NNG") or (form == "말" and tag in {"VV", "VX"} and
-                                                       i + 1 < len(morphs) and morphs[i + 1][0] == "고")
+                                                       i + 1 < len(morphs) and morphs[i + 1].form == "고")
             if not (choose or reject):
                 continue
             k = i
-            while k > 0 and morphs[k - 1][1] in _PHRASE_TAGS and morphs[k - 1][0] != "대신":
+            while k > 0 and morphs[k - 1].tag in _PHRASE_TAGS and morphs[k - 1].form != "대신":
                 k -= 1
-            phrase = "".join(m for m, _, _ in morphs[k:i]).lower()
+            phrase = "".join(t.form for t in morphs[k:i]).lower()
             if len(phrase) < 2:
                 continue
             if not choose:
                 rejected.add(phrase)
-            elif not clause_points_back(sentence, morphs[i - 1][2]):
+            elif not clause_points_back(sentence, morphs[i - 1].end):
                 chosen.add(phrase)
             elif revokes(sentence) or stance(sentence).changes:
                 rejected.add(phrase)
     return chosen, rejected
-
-
-@lru_cache(maxsize=4096)
-def _sentence_tokens(sentence: str) -> tuple[tuple[str, str, int], ...]:
-    """(form, tag, end offset) of each kiwi morpheme of a sentence."""
-    from mithub.text.korean import tokens_with_offsets
-
-    return tuple((t.form, t.tag, t.end) for t in tokens_with_offsets(sentence))
 
 
 def _same_option(a: str, b: str) -> bool:

@@ -83,11 +83,13 @@ class Token(NamedTuple):
     end: int
 
 
-def tokens_with_offsets(text: str) -> list[Token]:
+@lru_cache(maxsize=4096)
+def tokens_with_offsets(text: str) -> tuple[Token, ...]:
     """Morphemes with their offsets in `text`, for reading surface phrases back out of it (a
-    noun phrase as written, with its spacing)."""
+    noun phrase as written, with its spacing). Cached: a live line's sentences are read by the
+    value, stance and choice readers in turn."""
     if not text.strip():
-        return []
+        return ()
     with _lock:
         found = _kiwi().tokenize(text)
-    return [Token(t.form, t.tag.split("-")[0], t.start, t.start + t.len) for t in found]
+    return tuple(Token(t.form, t.tag.split("-")[0], t.start, t.start + t.len) for t in found)
