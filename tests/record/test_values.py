@@ -49,6 +49,11 @@ def only(text: str, **kwargs):
         ("by 5:30 pm", "time", 17 * 60 + 30),
         ("2.4억으로", "number", 240_000_000),
         ("좌석은 120석으로", "count", 120),
+        ("the cap is a hundred thousand", "number", 100_000),  # the article counts one
+        ("a hundred and ten K", "amount", 110_000),
+        ("a million dollars for the fit-out", "amount", 1_000_000),
+        ("half a million dollars", "amount", 500_000),
+        ("a hundred and twenty", "number", 120),
     ],
 )
 def test_numbers_amounts_counts_durations(text: str, kind: str, number: float) -> None:
@@ -132,3 +137,8 @@ def test_a_weekday_that_is_not_the_dates_own_stays_a_value_of_its_own() -> None:
     # 2026-06-12 is a Friday: "Monday" here is another day
     values = extract_values("June 12th Monday", reference=MEETING)
     assert [v.text for v in values] == ["June 12th", "Monday"]
+
+
+@pytest.mark.parametrize("text", ["I had a coffee", "an hour or so", "a lot of hundreds"])
+def test_an_article_without_a_scale_word_is_no_number(text: str) -> None:
+    assert extract_values(text) == []

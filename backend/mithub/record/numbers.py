@@ -155,6 +155,16 @@ def english_number_runs(text: str) -> list[tuple[int, int, float]]:
             runs.append(_digit_run(tokens, i))
             i += 2 if runs[-1][1] > tokens[i].end() else 1
             continue
+        article = _scaled_article(tokens, i)
+        if article:  # "a hundred thousand", "half a million": the article counts one
+            j = i + article
+            while j < len(tokens) and _is_number_word(tokens[j].group(0), first=False):
+                j += 1
+            number = parse_english_words(["one"] + [t.group(0) for t in tokens[i + article:j]])
+            if number is not None:
+                runs.append((tokens[i].start(), tokens[j - 1].end(), number / 2 if article == 2 else number))
+            i = j
+            continue
         j = i
         while j < len(tokens) and _is_number_word(tokens[j].group(0), first=j == i):
             j += 1
@@ -172,6 +182,18 @@ def english_number_runs(text: str) -> list[tuple[int, int, float]]:
         else:
             i += 1
     return runs
+
+
+def _scaled_article(tokens: list[re.Match[str]], i: int) -> int:
+    """How many tokens before the scale word stand for its count: 1 for "a"/"an" ("a hundred",
+    "a million"), 2 for "half a" ("half a million"), 0 when the article counts nothing."""
+    words = [t.group(0).lower() for t in tokens[i:i + 3]]
+    scales = {"hundred", *_EN_SCALES}
+    if len(words) >= 2 and words[0] in {"a", "an"} and words[1] in scales:
+        return 1
+    if len(words) == 3 and words[0] == "half" and words[1] == "a" and words[2] in scales:
+        return 2
+    return 0
 
 
 def _number_head(token: str) -> str | None:
