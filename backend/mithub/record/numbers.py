@@ -166,18 +166,11 @@ def english_number_runs(text: str) -> list[tuple[int, int, float]]:
             runs.append(_digit_run(tokens, i))
             i += 2 if runs[-1][1] > tokens[i].end() else 1
             continue
+        # "a hundred thousand", "half a million": the article counts one (a half)
         article = _scaled_article(tokens, i)
-        if article:  # "a hundred thousand", "half a million": the article counts one
-            j = i + article
-            while j < len(tokens) and _is_number_word(tokens[j].group(0), first=False):
-                j += 1
-            number = parse_english_words(["one"] + [t.group(0) for t in tokens[i + article:j]])
-            if number is not None:
-                runs.append((tokens[i].start(), tokens[j - 1].end(), number / 2 if article == 2 else number))
-            i = j
-            continue
-        j = i
-        while j < len(tokens) and _is_number_word(tokens[j].group(0), first=j == i) \
+        first = i + article
+        j = first
+        while j < len(tokens) and _is_number_word(tokens[j].group(0), first=j == first) \
                 and not (tokens[j].group(0).lower() == "and" and tokens[j - 1].group(0).lower() not in _AND_AFTER):
             j += 1
         head = _number_head(token) if j == i else None
@@ -189,12 +182,14 @@ def english_number_runs(text: str) -> list[tuple[int, int, float]]:
             if tokens[j - 1].group(0).lower() == "and":  # "a hundred and", the sentence going on
                 j -= 1
             half = _and_a_half(tokens, j)  # "two and a half (million)"
-            words = [t.group(0) for t in tokens[i:j]]
-            number = parse_english_words(words)
+            words = [t.group(0) for t in tokens[first:j]]
+            number = parse_english_words(["one"] + words if article else words)
+            if number is not None and article == 2:
+                number /= 2
             if number is not None and half:
                 scale = _EN_SCALES.get(tokens[j + half - 1].group(0).lower(), 1)
                 number, j = (number + 0.5) * scale, j + half
-            if number is not None and not (words == ["one"] or words == ["One"]):
+            if number is not None and (article or words not in (["one"], ["One"])):
                 runs.append((tokens[i].start(), tokens[j - 1].end(), number))
             i = j
         else:
