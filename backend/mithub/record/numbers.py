@@ -155,18 +155,10 @@ def english_number_runs(text: str) -> list[tuple[int, int, float]]:
             runs.append(_digit_run(tokens, i))
             i += 2 if runs[-1][1] > tokens[i].end() else 1
             continue
+        # "a hundred thousand", "half a million": the article counts one (a half)
         article = _scaled_article(tokens, i)
-        if article:  # "a hundred thousand", "half a million": the article counts one
-            j = i + article
-            while j < len(tokens) and _is_number_word(tokens[j].group(0), first=False):
-                j += 1
-            number = parse_english_words(["one"] + [t.group(0) for t in tokens[i + article:j]])
-            if number is not None:
-                runs.append((tokens[i].start(), tokens[j - 1].end(), number / 2 if article == 2 else number))
-            i = j
-            continue
-        j = i
-        while j < len(tokens) and _is_number_word(tokens[j].group(0), first=j == i):
+        first = j = i + article
+        while j < len(tokens) and _is_number_word(tokens[j].group(0), first=j == first):
             j += 1
         head = _number_head(token) if j == i else None
         if head is not None:  # "two-year", "three-month": the number before a unit
@@ -174,9 +166,11 @@ def english_number_runs(text: str) -> list[tuple[int, int, float]]:
             i += 1
             continue
         if j > i:
-            words = [t.group(0) for t in tokens[i:j]]
-            number = parse_english_words(words)
-            if number is not None and not (words == ["one"] or words == ["One"]):
+            words = [t.group(0) for t in tokens[first:j]]
+            number = parse_english_words(["one"] + words if article else words)
+            if number is not None and article == 2:
+                number /= 2
+            if number is not None and (article or words not in (["one"], ["One"])):
                 runs.append((tokens[i].start(), tokens[j - 1].end(), number))
             i = j
         else:
