@@ -133,6 +133,31 @@ def test_a_decided_option_called_off_is_a_change_and_a_follow_up_is_not(embedder
     assert announced(detector(embedder, INSURANCE), text) == past_seq
 
 
+@pytest.mark.parametrize(("decisions", "proposal", "agreement", "past_seq"), [
+    (KO_DECISIONS, ("한서연", "베타 참가자를 300명으로 줄이면 어떨까요?"), ("최민호", "좋습니다. 그렇게 하죠."), 30),
+    (KO_DECISIONS, ("한서연", "베타 참가자는 500명 그대로 가면 어떨까요?"), ("최민호", "좋아요, 그렇게 하죠."), None),
+    (KO_DECISIONS, ("한서연", "코드 프리즈를 7월 22일로 미루면 QA가 빠듯할까요?"), ("최민호", "네, 좀 빠듯해요."), None),
+    (EN_DECISIONS, ("Jess", "What if we did a three-year term?"), ("Dana", "Fine, do it."), 20),
+    (EN_DECISIONS, ("Jess", "Should we keep the two-year term?"), ("Dana", "Yes, let's keep it."), None),
+    (EN_DECISIONS, ("Jess", "What if we did a three-year term?"), ("Dana", "Yeah, that would be tough."), None),
+])
+def test_an_agreement_that_adopts_a_proposal_settles_its_change(embedder, decisions, proposal, agreement,
+                                                                 past_seq) -> None:
+    """A proposal ("…줄이면 어떨까요?") changes nothing until another speaker adopts it ("그렇게
+    하죠", "Fine, do it"): the change is announced at the agreement, quoting the proposal. A
+    proposal that keeps the value, or a reply that only answers, announces nothing."""
+    checker = detector(embedder, decisions, agreement[0])
+    assert checker.check(line(proposal[1], proposal[0], seq=5)) is None or past_seq is None
+    change = checker.check(line(agreement[1], agreement[0], seq=6))
+    if past_seq is None:
+        assert change is None or change.candidate
+        return
+    assert change is not None and not change.candidate and change.past.seq == past_seq
+    assert change.seq == 6 and change.speaker == agreement[0]
+    assert agreement[1] in change.quote and proposal[1] in change.quote  # what was adopted, and from whom
+    assert f"{proposal[0]}:" in change.quote
+
+
 def test_llm_pair_check_can_veto(embedder) -> None:
     seen = []
 

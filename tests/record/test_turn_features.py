@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from datetime import date
 
-from mithub.record.turn_features import Turn, analyse_turn, korean_morphology, meeting_features
+import pytest
+
+from mithub.record.turn_features import Turn, adopts_proposal, analyse_turn, korean_morphology, meeting_features
 
 REF = date(2026, 5, 4)
 
@@ -39,3 +41,27 @@ def test_next_turns_say_who_agrees_and_whether_the_value_is_repeated() -> None:
     assert full[1]["prev_asks"] == 1.0 and full[1]["value_count"] == 1.0
     assert live[1]["next_agrees"] == 0.0 and live[1]["prev_asks"] == 1.0  # the live path reads no later turn
     assert full[3]["mood_propositive"] == 1.0 and full[3]["value_name"] == 1.0 and full[3]["lang_ko"] == 0.0
+
+
+@pytest.mark.parametrize(("text", "adopts"), [
+    ("좋습니다. 그렇게 하죠.", True),  # EF 죠
+    ("그래요, 그렇게 합시다.", True),  # propositive
+    ("어 그래, 그렇게 해.", True),  # the pro-form 그렇게 with a verb, whatever the ending
+    ("네, 좀 빠듯해요.", False),  # an answer, not a settlement
+    ("네, 됩니다.", False),
+    ("네, 좋습니다. 고객사에도 이제 그렇게 말씀드릴 수 있겠네요.", False),  # 그렇게 with a verb of telling
+    ("그땐 원가가 달랐죠.", False),  # -죠 confirms a fact
+    ("그건 그때 가서 봅시다.", False),  # defers: no pro-form of the proposal
+    ("그렇게 안 하죠.", False),  # negated
+    ("그렇게 할까요?", False),  # asked
+    ("Fine, do it.", True),  # a bare imperative with a pro-form object
+    ("okay, go with that.", True),
+    ("Okay, let's do that.", True),
+    ("Yeah, that would be tough.", False),  # a subject: a statement
+    ("Okay, I can check.", False),
+    ("No, let's not do that.", False),
+    ("Sure.", False),
+    ("Okay, let's move on.", False),
+])
+def test_an_agreement_adopts_a_proposal_by_its_grammar(text: str, adopts: bool) -> None:
+    assert adopts_proposal(analyse_turn(text, reference=REF, names=())) is adopts

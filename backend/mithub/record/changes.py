@@ -30,6 +30,7 @@ from mithub.record.pair_model import (
     LineView,
     PairModel,
     PastDecision,
+    adopted,
     called_off,
     choice_phrases,
     key_terms,
@@ -40,13 +41,14 @@ from mithub.record.pair_model import (
     value_subjects,
 )
 from mithub.record.settle_model import SettleModel, settle_model
-from mithub.record.turn_features import Turn, TurnInfo, analyse_turn, meeting_features
+from mithub.record.turn_features import Turn, TurnInfo, adopts_proposal, analyse_turn, meeting_features
 from mithub.record.values import Value, extract_values
 
 # An optional second opinion on a candidate pair (an LLM when one is configured): True
 # confirms, False vetoes, None abstains.
 PairCheck = Callable[[Decision, Utterance, Sequence[Utterance]], "bool | None"]
 HISTORY = 6  # lines a live feature reads: three before for the dialogue, five for novelty
+ADOPTS = 1  # an agreement adopts the proposal made in the line just before it
 
 
 def decision_values(decision: Decision, names: Sequence[str] = (), reference: date | None = None) -> list[Value]:
@@ -87,6 +89,8 @@ class ChangeDetector:
         self._infos: list[TurnInfo] = []
         self._vectors: list[np.ndarray] = []
         self._roles: list[tuple[str | None, float]] = []
+        self._views: list[LineView] = []
+        self._announced: set[int] = set()  # lines whose change was announced
         self._speakers = SpeakerContext()
         self._counts: dict[str, int] = {}
         self.add_decisions(decisions)
@@ -139,9 +143,29 @@ class ChangeDetector:
         terms = key_terms(turn.text) | set().union(*(key_terms(t.text) for t, _ in before))
         context = np.vstack(self._vectors[-3:-1]).mean(axis=0) if len(self._vectors) > 1 else None
         context_values = [v for t, i in before for v in split_values(t.text, i.values)[0]]
-        return settle, LineView(turn.text, new, old, vector, context, terms, settle, line_cues(turn.text),
-                                context_values, name_tokens(turn.text), *choice_phrases(turn.text),
-                                value_subjects(turn.text, new), called_off=called_off(turn.text))
+        view = LineView(turn.text, new, old, vector, context, terms, settle, line_cues(turn.text),
+                        context_values, name_tokens(turn.text), *choice_phrases(turn.text),
+                        value_subjects(turn.text, new), called_off=called_off(turn.text))
+        self._views.append(view)
+        return settle, view
+
+    def _proposals(self, view: LineView) -> list[tuple[int, LineView]]:
+        """The proposals this line adopts, each as the agreement makes it (`pair_model.adopted`):
+        the line adopts by its grammar (`turn_features.adopts_proposal`: "그렇게 하죠", "Fine,
+        do it") and states no value or option of its own, and the proposal is another
+        speaker's line just before, which put a value, an option or a cancellation on the table
+        and whose change was not announced (a line between them may be what is agreed to)."""
+        i = len(self._turns) - 1
+        if view.new_values or view.chosen or not adopts_proposal(self._infos[i]):
+            return []  # a line with a value of its own is weighed as it stands
+        out = []
+        for k in range(max(0, i - ADOPTS), i):
+            if k in self._announced or self._turns[k].speaker == self._turns[i].speaker:
+                continue
+            proposal = adopted(self._views[k], self._turns[k].text, self._infos[k].values, view.settle)
+            if proposal.new_values or proposal.chosen or proposal.called_off is not None:
+                out.append((k, proposal))
+        return out
 
     def check(self, utterance: Utterance, previous_lines: Sequence[Utterance] = ()) -> DecisionChange | None:
         """The change this line makes to a past decision (`candidate=True` below the
@@ -150,9 +174,15 @@ class ChangeDetector:
         open_ = [i for i in range(len(self._past)) if i not in self._retired]
         if not open_:
             return None
-        probs = self.pair.probabilities(view, [self._past[i] for i in open_])
+        past = [self._past[i] for i in open_]
+        probs = self.pair.probabilities(view, past)
         best = int(np.argmax(probs))
         p = float(probs[best])
+        source: int | None = None  # the proposal adopted, when the agreement settles it
+        for k, proposal in self._proposals(view):
+            adopted_probs = self.pair.probabilities(proposal, past)
+            if float(adopted_probs.max()) > p:
+                best, p, source, view = int(np.argmax(adopted_probs)), float(adopted_probs.max()), k, proposal
         if p < self.pair.floor:
             return None
         decision = self._decisions[open_[best]]
@@ -162,9 +192,14 @@ class ChangeDetector:
         cues = view.cues
         cited = any(o for o in view.old_values)
         explicit = bool(cues.get("line_points_back") or cited)
+        quote = utterance.text
+        if source is not None:  # "좋습니다. 그렇게 하죠. ← 한서연: 베타 참가자를 300명으로 줄이면 어떨까요?"
+            quote = f"{utterance.text} ← {self._turns[source].speaker}: {self._turns[source].text}"
+        if not candidate:
+            self._announced.add(len(self._turns) - 1)
         return DecisionChange(
             meeting_id=self.meeting_id, seq=utterance.id, speaker=utterance.speaker_name,
-            time=utterance.absolute_timestamp, quote=condense(utterance.text),
+            time=utterance.absolute_timestamp, quote=condense(quote),
             kind="explicit" if explicit else "implicit", decision_id=decision.id,
             past=PastRef(meeting_id=decision.meeting_id, seq=decision.seq, quote=decision.quote),
             confidence=round(p, 4), candidate=candidate,

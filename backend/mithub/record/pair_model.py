@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -220,6 +220,22 @@ def split_values(text: str, values: Sequence[Value]) -> tuple[list[Value], list[
             elif not clause_is_conditional(sentence, local.end) and not is_approximate(sentence, local):
                 new.append(v)
     return new, old
+
+
+def proposed_values(text: str, values: Sequence[Value]) -> list[Value]:
+    """The values a proposal puts on the table: those it states, supposes or estimates ("베타
+    참가자를 300명으로 줄이면 어떨까요?", "maybe sixty K"), not those it points back at or
+    turns down, nor "today"."""
+    old = split_values(text, values)[1]
+    return [v for v in values if v not in old and not names_now(v.text)]
+
+
+def adopted(proposal: LineView, text: str, values: Sequence[Value], settle: float) -> LineView:
+    """A proposal as the agreement that adopts it makes it: its values on the table, settled
+    with the agreement's settle probability, no longer asked, hedged or supposed."""
+    new = proposed_values(text, values)
+    cues = {**proposal.cues, "line_question": 0.0, "line_hedged": 0.0, "line_hypothetical": 0.0}
+    return replace(proposal, new_values=new, settle=settle, cues=cues, value_terms=value_subjects(text, new))
 
 
 def called_off(text: str) -> frozenset[str] | None:

@@ -196,6 +196,48 @@ def _bigram(words: Sequence[str], a: str, b: str) -> bool:
     return any(words[i] == a and words[i + 1] == b for i in range(len(words) - 1))
 
 
+# ---------------------------------------------------------------- adopting a proposal
+_EN_SUBJECTS = frozenset("i you we they he she it that this there i'm i'll i'd we're we'll we'd you're they're "
+                         "it's that's there's what".split())
+_EN_OPENERS = _AGREEMENT_WORDS | {"so", "then", "um", "uh", "well", "and", "enough", "fair"}
+_EN_ANAPHORA = frozenset({"it", "that", "this", "them"})
+_DO_GO = frozenset({"하", "가"})
+
+
+def adopts_proposal(info: TurnInfo) -> bool:
+    """The turn takes up what was just proposed by a pro-form, and settles it: in Korean 그렇게
+    / 그걸로 with 하다 or 가다 ("그렇게 하죠", "그렇게 갑시다", "어 그래, 그렇게 해"); in
+    English "let's" or a bare imperative after the opening interjections, with it / that as
+    its object ("Yes, let's keep it", "Fine, do it", "okay, go with that"). A question or a
+    negation adopts nothing, nor does a reply without the pro-form ("네, 좀 빠듯해요" answers;
+    "그땐 원가가 달랐죠" confirms; "그건 그때 가서 봅시다" defers)."""
+    if info.asks:
+        return False
+    if info.korean:
+        morphs = info.morphemes
+        if any((m, t) in {("안", "MAG"), ("않", "VX"), ("못", "MAG")} for m, t in morphs):
+            return False
+        for i, (m, t) in enumerate(morphs[:-2]):
+            nxt = morphs[i + 1:i + 3]
+            # the light verbs of doing and going only: "그렇게 말씀드릴게요" tells, it adopts nothing
+            if (m, t) == ("그렇", "VA") and nxt[0] == ("게", "EC") and nxt[1][0] in _DO_GO:
+                return True
+            if t == "NP" and m.startswith("그") and nxt[0][0] in {"로", "으로"} and nxt[1][0] in _DO_GO:
+                return True
+        return False
+    modality = english_modality(info.text)
+    if modality["negated"] or modality["mood_interrogative"]:
+        return False
+    words = _EN_WORD.findall(info.text.lower().replace("’", "'"))
+    k = 0
+    while k < len(words) and words[k] in _EN_OPENERS:
+        k += 1
+    rest = words[k:k + 4]
+    if rest[:1] == ["let's"]:
+        return bool(_EN_ANAPHORA & set(rest[1:]))
+    return k > 0 and bool(rest) and rest[0] not in _EN_SUBJECTS and bool(_EN_ANAPHORA & set(rest[1:]))
+
+
 # ---------------------------------------------------------------- values and stance
 def value_types(values: Sequence[Value]) -> dict[str, float]:
     """How many values of each kind the turn carries (0, 1 or 2+)."""
