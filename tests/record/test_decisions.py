@@ -87,3 +87,35 @@ def test_missing_or_corrupt_weights_name_the_rebuild_command(tmp_path: Path) -> 
     with pytest.raises(ModelLoadError) as corrupt:
         settle_model(live=False, folder=tmp_path)
     assert REBUILD in str(corrupt.value) and "unreadable" in str(corrupt.value)
+
+
+@pytest.mark.parametrize(("lines", "seq", "value"), [
+    ([("한서연", "다음은 베타 참가자요. 지금 신청이 꽤 많이 들어왔어요."),
+      ("최민호", "그럼 베타 참가자는 300명으로 받으면 어떨까요? 서버 여유도 그 정도예요."),
+      ("김지현", "네, 그렇게 하죠."),
+      ("한서연", "다음 안건으로 넘어갈게요.")], 3, "300명"),
+    ([("Dana", "Next is the vendor for the notifications."),
+      ("Jess", "Maybe we go with Relaymark, they're cheaper."),
+      ("Sam", "Fine, go with that."),
+      ("Dana", "Moving on.")], 3, "Relaymark"),
+])
+def test_an_agreement_that_adopts_a_proposal_is_a_decision(embedder, lines, seq: int, value: str) -> None:
+    """A proposal ("…받으면 어떨까요?", "Maybe we go with…") adopted by the next speaker by a
+    pro-form ("네, 그렇게 하죠", "Fine, go with that") is settled: the agreement is listed,
+    shown, with the proposal's value, quoting both."""
+    turns = [Utterance(id=i + 1, speaker_id=who, speaker_name=who, text=text,
+                       absolute_timestamp=STARTED + timedelta(seconds=10 * i)) for i, (who, text) in enumerate(lines)]
+    shown = [d for d in extract_decisions("m", turns, STARTED, embedder=embedder) if not d.candidate]
+    adopted = [d for d in shown if d.seq == seq]
+    assert len(adopted) == 1, shown
+    decision = adopted[0]
+    assert value in decision.value and lines[seq - 1][1] in decision.quote and lines[seq - 2][1][:20] in decision.quote
+    assert decision.speaker == lines[seq - 1][0] and decision.confidence >= settle_model(live=False).threshold
+
+
+def test_a_reply_that_only_answers_adopts_nothing(embedder) -> None:
+    lines = [("최민호", "코드 프리즈를 7월 22일로 미루면 QA가 빠듯할까요?"), ("김지현", "네, 좀 빠듯해요."),
+             ("한서연", "그건 그때 가서 봅시다.")]
+    turns = [Utterance(id=i + 1, speaker_id=who, speaker_name=who, text=text,
+                       absolute_timestamp=STARTED + timedelta(seconds=10 * i)) for i, (who, text) in enumerate(lines)]
+    assert [d for d in extract_decisions("m", turns, STARTED, embedder=embedder) if not d.candidate] == []

@@ -37,6 +37,7 @@ from mithub.record.pair_model import (
     line_cues,
     name_tokens,
     pair_model,
+    puts_on_table,
     split_values,
     value_subjects,
 )
@@ -162,9 +163,8 @@ class ChangeDetector:
         for k in range(max(0, i - ADOPTS), i):
             if k in self._announced or self._turns[k].speaker == self._turns[i].speaker:
                 continue
-            proposal = adopted(self._views[k], self._turns[k].text, self._infos[k].values, view.settle)
-            if proposal.new_values or proposal.chosen or proposal.called_off is not None:
-                out.append((k, proposal))
+            if puts_on_table(self._turns[k].text, self._infos[k].values):
+                out.append((k, adopted(self._views[k], self._turns[k].text, self._infos[k].values, view.settle)))
         return out
 
     def check(self, utterance: Utterance, previous_lines: Sequence[Utterance] = ()) -> DecisionChange | None:

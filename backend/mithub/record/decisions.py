@@ -19,10 +19,10 @@ from mithub.clock import local_date
 from mithub.context.models import Utterance
 from mithub.embedders.base import Embedder
 from mithub.record.models import Decision
-from mithub.record.pair_model import called_off, split_values
+from mithub.record.pair_model import called_off, choice_phrases, proposed_values, puts_on_table, split_values
 from mithub.record.settle_model import SettleModel, settle_model
 from mithub.record.stance import is_korean
-from mithub.record.turn_features import turns_of
+from mithub.record.turn_features import TurnInfo, adopts_proposal, analyse_turn, turns_of
 from mithub.record.values import Value, display_text, extract_values, values_agree
 from mithub.text import keyword_candidates
 
@@ -90,11 +90,38 @@ def _distinct(values: Sequence[Sequence[Value]], i: int, near: Sequence[int]) ->
     return True
 
 
+def adoptions(turns: Sequence[Utterance], infos: Sequence[TurnInfo]) -> dict[int, int]:
+    """Each line that adopts the proposal just before it, with that proposal's line: the line
+    takes it up by a pro-form (`turn_features.adopts_proposal`: "네 그렇게 하죠", "fine, go with
+    that"), states no value or option of its own, and answers another speaker whose line put
+    a value, an option or a cancellation on the table."""
+    out = {}
+    for i in range(1, len(turns)):
+        line, before = infos[i], infos[i - 1]
+        if turns[i].speaker_name == turns[i - 1].speaker_name or not adopts_proposal(line):
+            continue
+        if split_values(line.text, line.values)[0] or choice_phrases(line.text)[0]:
+            continue
+        if puts_on_table(before.text, before.values):
+            out[i] = i - 1
+    return out
+
+
 def describe(meeting_id: str, utterance: Utterance, previous: str, reference: date, names: Sequence[str],
-             confidence: float, threshold: float) -> Decision:
+             confidence: float, threshold: float, proposal: Utterance | None = None) -> Decision:
     """A settling turn as a decision: its values (the first one's kind is the value type),
     else the option chosen ("과제형으로 하죠"), and the key terms it is about; a short line
-    takes its subject from the line before ("Okay, two-year term.")."""
+    takes its subject from the line before ("Okay, two-year term."). A line that adopts a
+    `proposal` settles the proposal's values and subject, and quotes it."""
+    if proposal is not None:
+        decision = describe(meeting_id, proposal, previous, reference, names, confidence, threshold)
+        values = proposed_values(proposal.text, extract_values(proposal.text, reference=reference, names=names))
+        value = ", ".join(dict.fromkeys(display_text(v) for v in values if display_text(v))) or decision.value
+        quote = condense(f"{utterance.text} ← {proposal.speaker_name}: {proposal.text}")
+        return decision.model_copy(update={
+            "id": f"{meeting_id}#d{utterance.id}", "seq": utterance.id, "speaker": utterance.speaker_name,
+            "time": utterance.absolute_timestamp, "quote": quote, "value": value,
+            "value_type": values[0].kind if values else decision.value_type})
     text = utterance.text
     # Only the value it settles: not the one it turns down or points back at ("22일 말고 8월
     # 5일로", "지난주 7월 22일로 정했던 베타는 8월 5일"), a condition or an estimate.
@@ -134,5 +161,15 @@ def extract_decisions(meeting_id: str, utterances: Sequence[Utterance], started_
     vectors = np.asarray(embedder.embed_documents([u.text for u in turns]), dtype=np.float32)
     probs = model.probabilities(turns_of(turns), reference=reference, vectors=vectors)
     values = [extract_values(u.text, reference=reference) for u in turns]
-    return [describe(meeting_id, turns[i], turns[i - 1].text if i else "", reference, names, probs[i], model.threshold)
-            for i in listed_lines(probs, model.floor, values)]
+    # A proposal adopted by the next speaker is settled: the agreement is listed, at least at
+    # the threshold users see (its own probability is low: a bare "그렇게 하죠" names nothing).
+    adopted = adoptions(turns, [analyse_turn(u.text, reference=reference, names=names) for u in turns])
+    probs = np.array(probs, dtype=np.float64)
+    for line in adopted:
+        probs[line] = max(probs[line], model.threshold)
+    out = []
+    for i in listed_lines(probs, model.floor, values):
+        start = adopted.get(i, i)  # the subject falls back on the line before what is settled
+        out.append(describe(meeting_id, turns[i], turns[start - 1].text if start else "", reference, names, probs[i],
+                            model.threshold, turns[adopted[i]] if i in adopted else None))
+    return out

@@ -230,6 +230,11 @@ def proposed_values(text: str, values: Sequence[Value]) -> list[Value]:
     return [v for v in values if v not in old and not names_now(v.text)]
 
 
+def puts_on_table(text: str, values: Sequence[Value]) -> bool:
+    """A line a later agreement can adopt: it proposes a value or an option, or calls something off."""
+    return bool(proposed_values(text, values) or choice_phrases(text)[0] or called_off(text) is not None)
+
+
 def adopted(proposal: LineView, text: str, values: Sequence[Value], settle: float) -> LineView:
     """A proposal as the agreement that adopts it makes it: its values on the table, settled
     with the agreement's settle probability, no longer asked, hedged or supposed."""

@@ -197,8 +197,10 @@ def _bigram(words: Sequence[str], a: str, b: str) -> bool:
 
 
 # ---------------------------------------------------------------- adopting a proposal
-_EN_SUBJECTS = frozenset("i you we they he she it that this there i'm i'll i'd we're we'll we'd you're they're "
-                         "it's that's there's what".split())
+_EN_SUBJECTS = frozenset("i you we they he she it that this there i'm i'll i'd i've we're we'll we'd we've you're "
+                         "you've they're they've it's that's there's what".split())
+_EN_PREPOSITIONS = frozenset({"with", "for", "to", "on"})
+_EN_TAIL = frozenset({"then", "now", "please", "today"})
 _EN_OPENERS = _AGREEMENT_WORDS | {"so", "then", "um", "uh", "well", "and", "enough", "fair"}
 _EN_ANAPHORA = frozenset({"it", "that", "this", "them"})
 _DO_GO = frozenset({"하", "가"})
@@ -207,10 +209,10 @@ _DO_GO = frozenset({"하", "가"})
 def adopts_proposal(info: TurnInfo) -> bool:
     """The turn takes up what was just proposed by a pro-form, and settles it: in Korean 그렇게
     / 그걸로 with 하다 or 가다 ("그렇게 하죠", "그렇게 갑시다", "어 그래, 그렇게 해"); in
-    English "let's" or a bare imperative after the opening interjections, with it / that as
-    its object ("Yes, let's keep it", "Fine, do it", "okay, go with that"). A question or a
-    negation adopts nothing, nor does a reply without the pro-form ("네, 좀 빠듯해요" answers;
-    "그땐 원가가 달랐죠" confirms; "그건 그때 가서 봅시다" defers)."""
+    English a sentence that is "let's" or the opening interjections, a verb and it / that as
+    its object, closing the sentence ("Yes, let's keep it", "Fine, do it", "okay, go with
+    that"). A question or a negation adopts nothing, nor does a reply without the pro-form ("네,
+    좀 빠듯해요" answers; "그땐 원가가 달랐죠" confirms; "그건 그때 가서 봅시다" defers)."""
     if info.asks:
         return False
     if info.korean:
@@ -228,14 +230,23 @@ def adopts_proposal(info: TurnInfo) -> bool:
     modality = english_modality(info.text)
     if modality["negated"] or modality["mood_interrogative"]:
         return False
-    words = _EN_WORD.findall(info.text.lower().replace("’", "'"))
+    return any(_en_adopts(s) for s in split_sentences(info.text) or [info.text])
+
+
+def _en_adopts(sentence: str) -> bool:
+    words = _EN_WORD.findall(sentence.lower().replace("’", "'"))
+    while words and words[-1] in _EN_TAIL:
+        words.pop()
     k = 0
     while k < len(words) and words[k] in _EN_OPENERS:
         k += 1
-    rest = words[k:k + 4]
+    rest, lead = words[k:], k > 0
     if rest[:1] == ["let's"]:
-        return bool(_EN_ANAPHORA & set(rest[1:]))
-    return k > 0 and bool(rest) and rest[0] not in _EN_SUBJECTS and bool(_EN_ANAPHORA & set(rest[1:]))
+        rest, lead = rest[1:], True
+    # a verb, then the pro-form as its object closing the sentence: "do it", "go with that"
+    if not lead or len(rest) not in (2, 3) or rest[0] in _EN_SUBJECTS or len(rest[0]) < 2 or rest[-1] not in _EN_ANAPHORA:
+        return False
+    return len(rest) == 2 or rest[1] in _EN_PREPOSITIONS
 
 
 # ---------------------------------------------------------------- values and stance
