@@ -112,9 +112,30 @@ async def test_the_third_meeting_calls_off_a_decision_of_the_first(third):
         changes = await runtime.repository.series_changes("demo-ko")
     finally:
         await runtime.aclose()
-    [change] = [c for c in changes if c.meeting_id == "demo-ko-3"]
+    [change] = [c for c in changes if c.meeting_id == "demo-ko-3" and "모의해킹" in c.quote]
     assert (change.past.meeting_id, change.kind, change.candidate) == ("demo-ko-1", "explicit", False)
     assert "모의해킹은 8월 둘째 주에 진행하기로" in change.past.quote and "취소하겠습니다" in change.quote
+
+
+async def test_an_agreement_that_adopts_a_proposal_changes_the_second_meetings_decision(third):
+    """"…오전 9시로 당기면 어떨까요?" / "네, 그렇게 하죠.": the agreement settles the proposal, a
+    change of the second meeting's open time (오전 10시), announced at the agreement and quoting
+    the proposal; the decision it settles is listed at the agreement with the proposal's time."""
+    runtime = await open_agent_runtime(third[0], index_dir="")
+    try:
+        changes = await runtime.repository.series_changes("demo-ko")
+    finally:
+        await runtime.aclose()
+    [change] = [c for c in changes if c.meeting_id == "demo-ko-3" and "그렇게 하죠" in c.quote]
+    assert (change.past.meeting_id, change.candidate, change.speaker) == ("demo-ko-2", False, "김지현")
+    assert "오전 10시" in change.past.quote and "← 이수민:" in change.quote and "9시로 당기면" in change.quote
+
+
+def test_the_decision_an_agreement_adopts_is_listed_with_the_proposals_value(third, capsys):
+    assert main(["decisions", "--series", "demo-ko", "--database-url", third[0], "--json"]) == 0
+    decisions = json.loads(capsys.readouterr().out)["decisions"]
+    [adopted] = [d for d in decisions if d["meeting_id"] == "demo-ko-3" and "그렇게 하죠" in d["quote"]]
+    assert "9시" in adopted["value"] and adopted["value_type"] == "time" and adopted["speaker"] == "김지현"
 
 
 def test_the_decision_a_cancellation_settles_is_called_off(third, capsys):

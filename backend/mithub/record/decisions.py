@@ -165,8 +165,9 @@ def extract_decisions(meeting_id: str, utterances: Sequence[Utterance], started_
     # the threshold users see (its own probability is low: a bare "그렇게 하죠" names nothing).
     adopted = adoptions(turns, [analyse_turn(u.text, reference=reference, names=names) for u in turns])
     probs = np.array(probs, dtype=np.float64)
-    for line in adopted:
+    for line, proposal in adopted.items():
         probs[line] = max(probs[line], model.threshold)
+        values[line] = proposed_values(turns[proposal].text, values[proposal])  # what it settles
     out = []
     for i in listed_lines(probs, model.floor, values):
         start = adopted.get(i, i)  # the subject falls back on the line before what is settled
