@@ -104,15 +104,21 @@ def test_an_answer_dates_the_event_the_question_asked_about(third, capsys):
     assert (item["due_text"], item["due_date"]) == ("점검 전날까지", "2026-07-28")
 
 
-async def test_the_third_meeting_calls_off_a_decision_of_the_first(third):
-    """"지난번에 8월 둘째 주로 잡았던 외부 모의해킹은 취소하겠습니다": a cancellation is a change
-    of the first meeting's decision (issue 18), and the decision it settles is "취소"."""
-    runtime = await open_agent_runtime(third[0], index_dir="")
+async def _third_meeting_change(url: str, said: str):
+    """The one change the third meeting made whose quote has `said` in it."""
+    runtime = await open_agent_runtime(url, index_dir="")
     try:
         changes = await runtime.repository.series_changes("demo-ko")
     finally:
         await runtime.aclose()
-    [change] = [c for c in changes if c.meeting_id == "demo-ko-3" and "모의해킹" in c.quote]
+    [change] = [c for c in changes if c.meeting_id == "demo-ko-3" and said in c.quote]
+    return change
+
+
+async def test_the_third_meeting_calls_off_a_decision_of_the_first(third):
+    """"지난번에 8월 둘째 주로 잡았던 외부 모의해킹은 취소하겠습니다": a cancellation is a change
+    of the first meeting's decision (issue 18), and the decision it settles is "취소"."""
+    change = await _third_meeting_change(third[0], "모의해킹")
     assert (change.past.meeting_id, change.kind, change.candidate) == ("demo-ko-1", "explicit", False)
     assert "모의해킹은 8월 둘째 주에 진행하기로" in change.past.quote and "취소하겠습니다" in change.quote
 
@@ -120,13 +126,8 @@ async def test_the_third_meeting_calls_off_a_decision_of_the_first(third):
 async def test_an_agreement_that_adopts_a_proposal_changes_the_second_meetings_decision(third):
     """"…오전 9시로 당기면 어떨까요?" / "네, 그렇게 하죠.": the agreement settles the proposal, a
     change of the second meeting's open time (오전 10시), announced at the agreement and quoting
-    the proposal; the decision it settles is listed at the agreement with the proposal's time."""
-    runtime = await open_agent_runtime(third[0], index_dir="")
-    try:
-        changes = await runtime.repository.series_changes("demo-ko")
-    finally:
-        await runtime.aclose()
-    [change] = [c for c in changes if c.meeting_id == "demo-ko-3" and "그렇게 하죠" in c.quote]
+    the proposal."""
+    change = await _third_meeting_change(third[0], "그렇게 하죠")
     assert (change.past.meeting_id, change.candidate, change.speaker) == ("demo-ko-2", False, "김지현")
     assert "오전 10시" in change.past.quote and "← 이수민:" in change.quote and "9시로 당기면" in change.quote
 
