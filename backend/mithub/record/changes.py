@@ -24,7 +24,7 @@ from mithub.clock import local_date
 from mithub.context.models import Utterance
 from mithub.context.speaker_context import SpeakerContext
 from mithub.embedders.base import Embedder
-from mithub.record.decisions import condense
+from mithub.record.decisions import condense, takes_up
 from mithub.record.models import Decision, DecisionChange, PastRef
 from mithub.record.pair_model import (
     LineView,
@@ -37,19 +37,17 @@ from mithub.record.pair_model import (
     line_cues,
     name_tokens,
     pair_model,
-    puts_on_table,
     split_values,
     value_subjects,
 )
 from mithub.record.settle_model import SettleModel, settle_model
-from mithub.record.turn_features import Turn, TurnInfo, adopts_proposal, analyse_turn, meeting_features
+from mithub.record.turn_features import Turn, TurnInfo, analyse_turn, meeting_features
 from mithub.record.values import Value, extract_values
 
 # An optional second opinion on a candidate pair (an LLM when one is configured): True
 # confirms, False vetoes, None abstains.
 PairCheck = Callable[[Decision, Utterance, Sequence[Utterance]], "bool | None"]
 HISTORY = 6  # lines a live feature reads: three before for the dialogue, five for novelty
-ADOPTS = 1  # an agreement adopts the proposal made in the line just before it
 
 
 def decision_values(decision: Decision, names: Sequence[str] = (), reference: date | None = None) -> list[Value]:
@@ -150,22 +148,16 @@ class ChangeDetector:
         self._views.append(view)
         return settle, view
 
-    def _proposals(self, view: LineView) -> list[tuple[int, LineView]]:
-        """The proposals this line adopts, each as the agreement makes it (`pair_model.adopted`):
-        the line adopts by its grammar (`turn_features.adopts_proposal`: "그렇게 하죠", "Fine,
-        do it") and states no value or option of its own, and the proposal is another
-        speaker's line just before, which put a value, an option or a cancellation on the table
-        and whose change was not announced (a line between them may be what is agreed to)."""
-        i = len(self._turns) - 1
-        if view.new_values or view.chosen or not adopts_proposal(self._infos[i]):
-            return []  # a line with a value of its own is weighed as it stands
-        out = []
-        for k in range(max(0, i - ADOPTS), i):
-            if k in self._announced or self._turns[k].speaker == self._turns[i].speaker:
-                continue
-            if puts_on_table(self._turns[k].text, self._infos[k].values):
-                out.append((k, adopted(self._views[k], self._turns[k].text, self._infos[k].values, view.settle)))
-        return out
+    def _proposal(self, view: LineView) -> tuple[int, LineView] | None:
+        """The proposal this line adopts (`decisions.takes_up`: the line just before, another
+        speaker's, whose change was not announced; a line between them may be what is agreed
+        to), as the agreement makes it (`pair_model.adopted`)."""
+        i, k = len(self._turns) - 1, len(self._turns) - 2
+        if k < 0 or k in self._announced:
+            return None
+        if not takes_up(self._turns[i].speaker, self._infos[i], self._turns[k].speaker, self._infos[k]):
+            return None
+        return k, adopted(self._views[k], self._turns[k].text, self._infos[k].values, view.settle)
 
     def check(self, utterance: Utterance, previous_lines: Sequence[Utterance] = ()) -> DecisionChange | None:
         """The change this line makes to a past decision (`candidate=True` below the
@@ -179,10 +171,10 @@ class ChangeDetector:
         best = int(np.argmax(probs))
         p = float(probs[best])
         source: int | None = None  # the proposal adopted, when the agreement settles it
-        for k, proposal in self._proposals(view):
-            adopted_probs = self.pair.probabilities(proposal, past)
+        if (taken := self._proposal(view)) is not None:
+            adopted_probs = self.pair.probabilities(taken[1], past)
             if float(adopted_probs.max()) > p:
-                best, p, source, view = int(np.argmax(adopted_probs)), float(adopted_probs.max()), k, proposal
+                best, p, source, view = int(np.argmax(adopted_probs)), float(adopted_probs.max()), *taken
         if p < self.pair.floor:
             return None
         decision = self._decisions[open_[best]]

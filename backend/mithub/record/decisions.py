@@ -90,21 +90,22 @@ def _distinct(values: Sequence[Sequence[Value]], i: int, near: Sequence[int]) ->
     return True
 
 
+def takes_up(speaker: str, line: TurnInfo, proposer: str, proposal: TurnInfo) -> bool:
+    """`line` adopts `proposal`, said just before it: it takes it up by a pro-form
+    (`turn_features.adopts_proposal`: "네 그렇게 하죠", "fine, go with that"), states no value
+    or option of its own, and answers another speaker whose line put a value, an option or a
+    cancellation on the table."""
+    if speaker == proposer or not adopts_proposal(line):
+        return False
+    if split_values(line.text, line.values)[0] or choice_phrases(line.text)[0]:
+        return False
+    return puts_on_table(proposal.text, proposal.values)
+
+
 def adoptions(turns: Sequence[Utterance], infos: Sequence[TurnInfo]) -> dict[int, int]:
-    """Each line that adopts the proposal just before it, with that proposal's line: the line
-    takes it up by a pro-form (`turn_features.adopts_proposal`: "네 그렇게 하죠", "fine, go with
-    that"), states no value or option of its own, and answers another speaker whose line put
-    a value, an option or a cancellation on the table."""
-    out = {}
-    for i in range(1, len(turns)):
-        line, before = infos[i], infos[i - 1]
-        if turns[i].speaker_name == turns[i - 1].speaker_name or not adopts_proposal(line):
-            continue
-        if split_values(line.text, line.values)[0] or choice_phrases(line.text)[0]:
-            continue
-        if puts_on_table(before.text, before.values):
-            out[i] = i - 1
-    return out
+    """Each line that adopts the proposal just before it (`takes_up`), with the proposal's line."""
+    return {i: i - 1 for i in range(1, len(turns))
+            if takes_up(turns[i].speaker_name, infos[i], turns[i - 1].speaker_name, infos[i - 1])}
 
 
 def describe(meeting_id: str, utterance: Utterance, previous: str, reference: date, names: Sequence[str],
