@@ -160,11 +160,12 @@ def extract_decisions(meeting_id: str, utterances: Sequence[Utterance], started_
     reference = local_date(started_at, started_at.tzinfo)  # started_at is on the meeting's clock
     names = sorted({u.speaker_name for u in turns})
     vectors = np.asarray(embedder.embed_documents([u.text for u in turns]), dtype=np.float32)
-    probs = model.probabilities(turns_of(turns), reference=reference, vectors=vectors)
+    infos = [analyse_turn(u.text, reference=reference, names=names) for u in turns]
+    probs = model.probabilities(turns_of(turns), reference=reference, vectors=vectors, infos=infos)
     values = [extract_values(u.text, reference=reference) for u in turns]
     # A proposal adopted by the next speaker is settled: the agreement is listed, at least at
     # the threshold users see (its own probability is low: a bare "그렇게 하죠" names nothing).
-    adopted = adoptions(turns, [analyse_turn(u.text, reference=reference, names=names) for u in turns])
+    adopted = adoptions(turns, infos)
     probs = np.array(probs, dtype=np.float64)
     for line, proposal in adopted.items():
         probs[line] = max(probs[line], model.threshold)
