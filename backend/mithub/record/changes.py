@@ -15,6 +15,7 @@ analysis of the line.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date, datetime
 
@@ -24,7 +25,7 @@ from mithub.clock import local_date
 from mithub.context.models import Utterance
 from mithub.context.speaker_context import SpeakerContext
 from mithub.embedders.base import Embedder
-from mithub.record.decisions import condense, takes_up
+from mithub.record.decisions import adopted_quote, condense, takes_up
 from mithub.record.models import Decision, DecisionChange, PastRef
 from mithub.record.pair_model import (
     LineView,
@@ -88,8 +89,8 @@ class ChangeDetector:
         self._infos: list[TurnInfo] = []
         self._vectors: list[np.ndarray] = []
         self._roles: list[tuple[str | None, float]] = []
-        self._views: list[LineView] = []
-        self._announced: set[int] = set()  # lines whose change was announced
+        self._views: deque[LineView] = deque(maxlen=2)  # this line's and the one before (a proposal)
+        self._announced = -1  # the last line whose change was announced
         self._speakers = SpeakerContext()
         self._counts: dict[str, int] = {}
         self.add_decisions(decisions)
@@ -153,11 +154,11 @@ class ChangeDetector:
         speaker's, whose change was not announced; a line between them may be what is agreed
         to), as the agreement makes it (`pair_model.adopted`)."""
         i, k = len(self._turns) - 1, len(self._turns) - 2
-        if k < 0 or k in self._announced:
+        if k < 0 or k == self._announced:
             return None
         if not takes_up(self._turns[i].speaker, self._infos[i], self._turns[k].speaker, self._infos[k]):
             return None
-        return k, adopted(self._views[k], self._turns[k].text, self._infos[k].values, view.settle)
+        return k, adopted(self._views[0], self._turns[k].text, self._infos[k].values, view.settle)
 
     def check(self, utterance: Utterance, previous_lines: Sequence[Utterance] = ()) -> DecisionChange | None:
         """The change this line makes to a past decision (`candidate=True` below the
@@ -184,14 +185,13 @@ class ChangeDetector:
         cues = view.cues
         cited = any(o for o in view.old_values)
         explicit = bool(cues.get("line_points_back") or cited)
-        quote = utterance.text
-        if source is not None:  # "좋습니다. 그렇게 하죠. ← 한서연: 베타 참가자를 300명으로 줄이면 어떨까요?"
-            quote = f"{utterance.text} ← {self._turns[source].speaker}: {self._turns[source].text}"
+        quote = condense(utterance.text) if source is None else \
+            adopted_quote(utterance.text, self._turns[source].speaker, self._turns[source].text)
         if not candidate:
-            self._announced.add(len(self._turns) - 1)
+            self._announced = len(self._turns) - 1
         return DecisionChange(
             meeting_id=self.meeting_id, seq=utterance.id, speaker=utterance.speaker_name,
-            time=utterance.absolute_timestamp, quote=condense(quote),
+            time=utterance.absolute_timestamp, quote=quote,
             kind="explicit" if explicit else "implicit", decision_id=decision.id,
             past=PastRef(meeting_id=decision.meeting_id, seq=decision.seq, quote=decision.quote),
             confidence=round(p, 4), candidate=candidate,

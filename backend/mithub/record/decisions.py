@@ -102,6 +102,11 @@ def takes_up(speaker: str, line: TurnInfo, proposer: str, proposal: TurnInfo) ->
     return puts_on_table(proposal.text, proposal.values)
 
 
+def adopted_quote(agreement: str, proposer: str, proposal: str) -> str:
+    """What an adopted proposal is quoted as: "네, 그렇게 하죠. ← 이수민: …9시로 당기면 어떨까요?"."""
+    return condense(f"{agreement} ← {proposer}: {proposal}")
+
+
 def adoptions(turns: Sequence[Utterance], infos: Sequence[TurnInfo]) -> dict[int, int]:
     """Each line that adopts the proposal just before it (`takes_up`), with the proposal's line."""
     return {i: i - 1 for i in range(1, len(turns))
@@ -118,7 +123,7 @@ def describe(meeting_id: str, utterance: Utterance, previous: str, reference: da
         decision = describe(meeting_id, proposal, previous, reference, names, confidence, threshold)
         values = proposed_values(proposal.text, extract_values(proposal.text, reference=reference, names=names))
         value = ", ".join(dict.fromkeys(display_text(v) for v in values if display_text(v))) or decision.value
-        quote = condense(f"{utterance.text} ← {proposal.speaker_name}: {proposal.text}")
+        quote = adopted_quote(utterance.text, proposal.speaker_name, proposal.text)
         return decision.model_copy(update={
             "id": f"{meeting_id}#d{utterance.id}", "seq": utterance.id, "speaker": utterance.speaker_name,
             "time": utterance.absolute_timestamp, "quote": quote, "value": value,
