@@ -116,6 +116,12 @@ INSURANCE = [*KO_DECISIONS, "마지막으로 보험이요. 여행자 보험은 �
     ("지난주에 다온손해보험으로 하기로 했던 여행자 보험은 취소할게요.", set(), {"다온손해보험"}),
     ("지난주에 다온손해보험으로 하기로 했던 여행자 보험, 서류는 다 받으셨어요?", set(), set()),
     ("스캔메이트 대신 코드링크로 가죠.", {"코드링크"}, {"스캔메이트"}),
+    ("스캔메이트 대신 다른 데 알아봤어요?", set(), set()),  # asked, not turned down
+    ("작년엔 스캔메이트 대신 코드링크 썼었죠.", set(), set()),  # told in the past
+    ("Then swap it. Veritemp instead of Aldane.", set(), {"aldane"}),
+    ("Okay, so rather than the Mercy Street site, we use the library.", set(), {"mercystreet"}),
+    ("Did you ever look at Veritemp instead of Aldane?", set(), set()),
+    ("Last year we used Veritemp instead of Aldane.", set(), set()),
 ])
 def test_an_option_pointed_back_at_is_not_chosen_now(text: str, chosen: set[str], turned_down: set[str]) -> None:
     """"X로 하기로 했던" names what was chosen before: turned down when its sentence calls it
@@ -131,6 +137,22 @@ def test_an_option_pointed_back_at_is_not_chosen_now(text: str, chosen: set[str]
 ])
 def test_a_decided_option_called_off_is_a_change_and_a_follow_up_is_not(embedder, text: str, past_seq) -> None:
     assert announced(detector(embedder, INSURANCE), text) == past_seq
+
+
+VENDORS = [*KO_DECISIONS, "네, 케이터링은 한솥푸드로 1인당 만 오천 원에 계약하겠습니다."]
+EN_VENDORS = [*EN_DECISIONS, "Okay, the venue is Harbor Hall, two hundred seats, we sign Friday."]
+
+
+@pytest.mark.parametrize(("decisions", "who", "text", "past_seq"), [
+    (VENDORS, "최민호", "케이터링은 한솥푸드 대신 담은키친으로 바꿀게요.", 60),
+    (VENDORS, "최민호", "케이터링 한솥푸드 대신 다른 데도 알아봤어요?", None),
+    (EN_VENDORS, "Dana", "Let's book Pier Seven instead of Harbor Hall.", 50),
+    (EN_VENDORS, "Dana", "Did anyone price Pier Seven instead of Harbor Hall?", None),
+])
+def test_an_option_the_decision_named_turned_down_is_a_change(embedder, decisions, who, text, past_seq) -> None:
+    """"A 대신 B", "B instead of A": the option turned down is one the decision's line names
+    (not only the one it chose by "(으)로 + verb"); asked or told in the past, it turns nothing down."""
+    assert announced(detector(embedder, decisions, who), text, who) == past_seq
 
 
 @pytest.mark.parametrize(("decisions", "proposal", "agreement", "past_seq"), [

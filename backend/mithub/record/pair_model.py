@@ -14,7 +14,9 @@ decision's value. The pair features say exactly that, each with its reason:
   differ and when they agree -- a change gives the same subject a new value, however much else
   the two lines say (a misheard term, "lunch" for "launch", counts by its shared letter pairs);
 - the line's stance: it points back ("지난주에", "we said"), changes, keeps, negates, supposes
-  or asks.
+  or asks;
+- options: the line turns down ("A 대신", "instead of A") the option the decision chose, or one
+  its line names; the line chooses another option than the decision's.
 """
 
 from __future__ import annotations
@@ -103,8 +105,65 @@ def name_tokens(text: str) -> set[str]:
 _PHRASE_TAGS = frozenset({"NNG", "NNP", "SL", "SN", "SO", "XSN", "NR"})
 
 
+# English prepositions of substitution: their object is the option turned down ("Veritemp
+# instead of Aldane", "rather than the Starlite").
+_EN_INSTEAD = re.compile(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+([^.,;:!?]+)", re.IGNORECASE)
+_EN_DETERMINERS = frozenset({"the", "a", "an", "our", "their", "your", "my", "that", "this"})
+
+
+def _english_turned_down(text: str) -> set[str]:
+    """The objects of "instead of", "rather than", "in place of": a name runs over its
+    capitalised words ("Mercy Street"), anything else is its first word."""
+    out: set[str] = set()
+    for match in (m for sentence in split_sentences(text) or [text] if turns_down_now(sentence, text)
+                  for m in _EN_INSTEAD.finditer(sentence)):
+        words = re.findall(r"[\w'’-]+", match.group(1))
+        while words and words[0].lower() in _EN_DETERMINERS:
+            words = words[1:]
+        if not words:
+            continue
+        phrase = [words[0], *_capitalised_run(words[1:3])] if words[0][0].isupper() else words[:1]
+        option = "".join(phrase).lower()
+        if len(option) >= 2 and option not in ENGLISH_STOPWORDS:
+            out.add(option)
+    return out
+
+
+def _capitalised_run(words: Sequence[str]) -> list[str]:
+    run = []
+    for w in words:
+        if not w[0].isupper():
+            break
+        run.append(w)
+    return run
+
+
+# An English past verb after its subject: regular -ed, or an irregular past form.
+_EN_PAST_VERB = re.compile(
+    r"\b(?:i|we|you|they|he|she|it)\s+(?:\w+ly\s+)?(?:\w+ed|went|had|was|were|did|chose|took|got|made|said|"
+    r"thought|bought|found|told|saw|gave|ran|kept|paid|sent|spent)\b", re.IGNORECASE)
+
+
+def _open(sentence: str) -> bool:
+    st = stance(sentence)
+    return st.question or st.hypothetical or st.hedged or st.reported
+
+
+def turns_down_now(sentence: str, line: str) -> bool:
+    """A sentence whose "instead of" or "대신" turns an option down now: no sentence of its line
+    asks, supposes, hedges, proposes or reports someone else's plan ("So what I'd propose is we
+    slide a week. Instead of the nineteenth we start the twenty-sixth." is a proposal), and its
+    main verb is not in the past ("Did you look at Greenleaf instead of Bluefern?", "작년엔
+    한빛렌탈 대신 대성렌탈 썼었죠" turn nothing down)."""
+    if any(_open(s) for s in split_sentences(line) or [line]):
+        return False
+    return not (main_verb_past(sentence) if has_hangul(sentence) else _EN_PAST_VERB.search(sentence))
+
+
 def choice_phrases(text: str) -> tuple[set[str], set[str]]:
-    """(options chosen, options turned down) of a Korean line, by kiwi tags. The noun phrase
+    """(options chosen, options turned down) of a line; an option is turned down only by a
+    sentence that `turns_down_now`. English: only the options turned down, the objects of the
+    prepositions of substitution (`_english_turned_down`). Korean, by kiwi tags: the noun phrase
     before "(으)로 + verb" is chosen ("코드링크 CL-9로 갈게요"), unless that verb is the past one
     the line points back at, as a value's is (`stance.clause_points_back`): that option was
     chosen before, and is turned down now only when its sentence calls it off or changes it
@@ -112,7 +171,7 @@ def choice_phrases(text: str) -> tuple[set[str], set[str]]:
     받으셨어요?"). The one before 대신/말고 is turned down ("스캔메이트 대신", "둔치 말고").
     Joined without spaces, so kiwi's splits do not matter."""
     if not has_hangul(text):
-        return set(), set()
+        return set(), _english_turned_down(text)
     chosen: set[str] = set()
     rejected: set[str] = set()
     for sentence in split_sentences(text) or [text]:
@@ -130,10 +189,11 @@ def choice_phrases(text: str) -> tuple[set[str], set[str]]:
             if len(phrase) < 2:
                 continue
             if not choose:
-                rejected.add(phrase)
+                if turns_down_now(sentence, text):
+                    rejected.add(phrase)
             elif not clause_points_back(sentence, morphs[i - 1].end):
                 chosen.add(phrase)
-            elif revokes(sentence) or stance(sentence).changes:
+            elif (revokes(sentence) or stance(sentence).changes) and turns_down_now(sentence, text):
                 rejected.add(phrase)
     return chosen, rejected
 
@@ -141,6 +201,30 @@ def choice_phrases(text: str) -> tuple[set[str], set[str]]:
 def _same_option(a: str, b: str) -> bool:
     short, long = sorted((a, b), key=len)
     return short == long or (len(short) >= 2 and (long.startswith(short) or long.endswith(short)))
+
+
+@lru_cache(maxsize=4096)
+def _option_phrases(text: str) -> tuple[str | frozenset[str], frozenset[str]]:
+    """(what a line could name an option by, the options it turns down itself). Korean: the line
+    joined without spaces, as `choice_phrases` joins an option (kiwi splits a name differently
+    in other contexts: "한솥푸드로" as 한 + 솥푸드); English: its runs of one to three words, joined."""
+    if has_hangul(text):
+        phrases: str | frozenset[str] = re.sub(r"\s+", "", text.lower())
+    else:
+        words = [w.lower() for w in re.findall(r"[\w'’-]+", text)]
+        phrases = frozenset("".join(words[i:i + n]) for n in (1, 2, 3) for i in range(len(words) - n + 1))
+    return phrases, frozenset(choice_phrases(text)[1])
+
+
+def names_option(decision: str, option: str) -> bool:
+    """The decision's line names the option (Korean: the option is in it; English: a run of its
+    words begins or ends with it), and not as one it turned down itself: "스캔메이트 대신" turns
+    down the decision "스캐너는 스캔메이트 SM-40으로 … 구매하겠습니다", "Veritemp instead of
+    Aldane" the decision "Aldane, …"."""
+    phrases, own = _option_phrases(decision)
+    named = option in phrases if isinstance(phrases, str) else any(
+        r.startswith(option) or r.endswith(option) for r in phrases)
+    return named and not any(_same_option(option, r) for r in own)
 
 
 def key_terms(text: str) -> set[str]:
@@ -153,6 +237,7 @@ def _sentence_terms(sentence: str) -> frozenset[str]:
 
 
 _PAST_ENDINGS = frozenset({"었", "았", "였", "ㅆ"})
+_PREDICATE_TAGS = frozenset({"VV", "VA", "VX", "VCP", "XSV", "XSA"})
 
 
 @lru_cache(maxsize=4096)
@@ -167,6 +252,22 @@ def reports_past(sentence: str) -> bool:
 
     endings = [ending_form(m) for m, t in korean_morphemes(sentence) if t == "EP"]
     return bool(endings) and endings[-1] in _PAST_ENDINGS
+
+
+@lru_cache(maxsize=4096)
+def main_verb_past(sentence: str) -> bool:
+    """A Korean sentence whose main (last) predicate takes the past -었-/-았- (or -었었-) as its
+    last pre-final ending: "대성렌탈 썼었죠" tells what happened, "…하기로 했던 여행자 보험은
+    취소할게요" does not (its past is the adnominal's)."""
+    from mithub.record.turn_features import korean_morphemes
+    from mithub.text.korean import ending_form
+
+    morphs = korean_morphemes(sentence)
+    main = max((i for i, (_, t) in enumerate(morphs) if t in _PREDICATE_TAGS), default=None)
+    if main is None:
+        return False
+    endings = [ending_form(m) for m, t in morphs[main + 1:] if t == "EP"]
+    return bool(endings) and endings[-1] in _PAST_ENDINGS | {"었었", "았었"}
 
 
 def value_subjects(text: str, values: Sequence[Value]) -> list[frozenset[str]]:
@@ -294,6 +395,7 @@ def pair_features(line: LineView, past: Sequence[PastDecision]) -> list[dict[str
         name_new = bool(d.names) and bool(line.names - d.names)
         subject = _value_subjects(line, d)
         old_choice = any(_same_option(a, b) for a in line.rejected for b in d.chosen)
+        old_option = any(names_option(d.text, a) for a in line.rejected)
         same_choice = any(_same_option(a, b) for a in line.chosen for b in d.chosen)
         # A cancellation is a change, with "none" as the subject's new value: the line calls off
         # what it points back at, or names this decision's choice, name or value.
@@ -307,8 +409,8 @@ def pair_features(line: LineView, past: Sequence[PastDecision]) -> list[dict[str
         f = {
             "settle": line.settle, "decision_confidence": d.confidence,
             "context_type_match": float(bool(ctx)), "context_values_differ": float(ctx_differs),
-            "choice_turned_down": float(old_choice), "choice_other": float(bool(line.chosen and d.chosen) and not same_choice),
-            "choice_same": float(same_choice),
+            "choice_turned_down": float(old_choice), "option_turned_down": float(old_option),
+            "choice_other": float(bool(line.chosen and d.chosen) and not same_choice), "choice_same": float(same_choice),
             "name_cited": float(name_cited), "name_new": float(name_new), "name_swap": float(name_cited and name_new),
             "differ_x_cosine": differ_only * cosines[i], "differ_x_settle": differ_only * line.settle,
             "context_differ_x_settle": float(ctx_differs and not comp) * line.settle,
@@ -377,7 +479,8 @@ def plausible(row: dict[str, float]) -> bool:
     type, names something, or negates (a cancellation). Other pairs are no change (probability
     0), and the model is fitted on plausible pairs only, so it learns to tell those apart."""
     return bool(row["type_match"] or row["context_type_match"] or row["name_new"] or row["name_cited"]
-                or row["line_negated"] or row["choice_turned_down"] or row["choice_other"])
+                or row["line_negated"] or row["choice_turned_down"] or row["option_turned_down"]
+                or row["choice_other"])
 
 
 class PairModel:
