@@ -151,8 +151,14 @@ EN_VENDORS = [*EN_DECISIONS, "Okay, the venue is Harbor Hall, two hundred seats,
 ])
 def test_an_option_the_decision_named_turned_down_is_a_change(embedder, decisions, who, text, past_seq) -> None:
     """"A 대신 B", "B instead of A": the option turned down is one the decision's line names
-    (not only the one it chose by "(으)로 + verb"); asked or told in the past, it turns nothing down."""
-    assert announced(detector(embedder, decisions, who), text, who) == past_seq
+    (not only the one it chose by "(으)로 + verb"), an explicit change; asked or told in the past,
+    it turns nothing down."""
+    change = detector(embedder, decisions, who).check(line(text, who))
+    if past_seq is None:
+        assert change is None or change.candidate
+    else:
+        assert change is not None and not change.candidate
+        assert (change.past.seq, change.kind) == (past_seq, "explicit")
 
 
 @pytest.mark.parametrize(("decisions", "proposal", "agreement", "past_seq"), [

@@ -184,7 +184,7 @@ class ChangeDetector:
             return None
         cues = view.cues
         cited = any(o for o in view.old_values)
-        explicit = bool(cues.get("line_points_back") or cited)
+        explicit = bool(cues.get("line_points_back") or cited or view.rejected)  # "A 대신 B" names the old option
         quote = condense(utterance.text) if source is None else \
             adopted_quote(utterance.text, self._turns[source].speaker, self._turns[source].text)
         if not candidate:
