@@ -123,6 +123,14 @@ async def test_the_third_meeting_calls_off_a_decision_of_the_first(third):
     assert "모의해킹은 8월 둘째 주에 진행하기로" in change.past.quote and "취소하겠습니다" in change.quote
 
 
+async def test_an_option_turned_down_by_name_changes_the_first_meetings_decision(third):
+    """"야간 오토스케일링 대신 예약 인스턴스로 가겠습니다": the option turned down is one the first
+    meeting's budget decision names ("야간 오토스케일링이랑 … 절감하는 걸 전제로"), an explicit change."""
+    change = await _third_meeting_change(third[0], "오토스케일링 대신")
+    assert (change.past.meeting_id, change.kind, change.candidate) == ("demo-ko-1", "explicit", False)
+    assert "야간 오토스케일링이랑" in change.past.quote
+
+
 async def test_an_agreement_that_adopts_a_proposal_changes_the_second_meetings_decision(third):
     """"…오전 9시로 당기면 어떨까요?" / "네, 그렇게 하죠.": the agreement settles the proposal, a
     change of the second meeting's open time (오전 10시), announced at the agreement and quoting
