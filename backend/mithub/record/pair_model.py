@@ -144,7 +144,7 @@ _EN_PAST_VERB = re.compile(
     r"thought|bought|found|told|saw|gave|ran|kept|paid|sent|spent)\b", re.IGNORECASE)
 
 
-def _open(sentence: str) -> bool:
+def _leaves_open(sentence: str) -> bool:
     st = stance(sentence)
     return st.question or st.hypothetical or st.hedged or st.reported
 
@@ -155,9 +155,9 @@ def turns_down_now(sentence: str, line: str) -> bool:
     slide a week. Instead of the nineteenth we start the twenty-sixth." is a proposal), and its
     main verb is not in the past ("Did you look at Greenleaf instead of Bluefern?", "작년엔
     한빛렌탈 대신 대성렌탈 썼었죠" turn nothing down)."""
-    if any(_open(s) for s in split_sentences(line) or [line]):
+    if any(_leaves_open(s) for s in split_sentences(line) or [line]):
         return False
-    return not (main_verb_past(sentence) if has_hangul(sentence) else _EN_PAST_VERB.search(sentence))
+    return not (reports_past(sentence) if has_hangul(sentence) else _EN_PAST_VERB.search(sentence))
 
 
 def choice_phrases(text: str) -> tuple[set[str], set[str]]:
@@ -204,27 +204,32 @@ def _same_option(a: str, b: str) -> bool:
 
 
 @lru_cache(maxsize=4096)
-def _option_phrases(text: str) -> tuple[str | frozenset[str], frozenset[str]]:
-    """(what a line could name an option by, the options it turns down itself). Korean: the line
-    joined without spaces, as `choice_phrases` joins an option (kiwi splits a name differently
-    in other contexts: "한솥푸드로" as 한 + 솥푸드); English: its runs of one to three words, joined."""
-    if has_hangul(text):
-        phrases: str | frozenset[str] = re.sub(r"\s+", "", text.lower())
-    else:
-        words = [w.lower() for w in re.findall(r"[\w'’-]+", text)]
-        phrases = frozenset("".join(words[i:i + n]) for n in (1, 2, 3) for i in range(len(words) - n + 1))
-    return phrases, frozenset(choice_phrases(text)[1])
+def _compact(text: str) -> str:
+    return re.sub(r"\s+", "", text.lower())
+
+
+@lru_cache(maxsize=4096)
+def _word_runs(text: str) -> frozenset[str]:
+    words = [w.lower() for w in re.findall(r"[\w'’-]+", text)]
+    return frozenset("".join(words[i:i + n]) for n in (1, 2, 3) for i in range(len(words) - n + 1))
+
+
+@lru_cache(maxsize=4096)
+def _turned_down(text: str) -> frozenset[str]:
+    return frozenset(choice_phrases(text)[1])
 
 
 def names_option(decision: str, option: str) -> bool:
-    """The decision's line names the option (Korean: the option is in it; English: a run of its
-    words begins or ends with it), and not as one it turned down itself: "스캔메이트 대신" turns
-    down the decision "스캐너는 스캔메이트 SM-40으로 … 구매하겠습니다", "Veritemp instead of
-    Aldane" the decision "Aldane, …"."""
-    phrases, own = _option_phrases(decision)
-    named = option in phrases if isinstance(phrases, str) else any(
-        r.startswith(option) or r.endswith(option) for r in phrases)
-    return named and not any(_same_option(option, r) for r in own)
+    """The decision's line names the option, and not as one it turned down itself: "스캔메이트
+    대신" turns down the decision "스캐너는 스캔메이트 SM-40으로 … 구매하겠습니다", "Veritemp
+    instead of Aldane" the decision "Aldane, …". Korean: the option is in the line, spaces aside
+    (as `choice_phrases` joins it; kiwi splits a name differently in other contexts, "한솥푸드로"
+    as 한 + 솥푸드); English: a run of one to three of its words begins or ends with it."""
+    if has_hangul(decision):
+        named = option in _compact(decision)
+    else:
+        named = any(r.startswith(option) or r.endswith(option) for r in _word_runs(decision))
+    return named and not any(_same_option(option, r) for r in _turned_down(decision))
 
 
 def key_terms(text: str) -> set[str]:
@@ -236,29 +241,19 @@ def _sentence_terms(sentence: str) -> frozenset[str]:
     return frozenset(key_terms(sentence))
 
 
-_PAST_ENDINGS = frozenset({"었", "았", "였", "ㅆ"})
+_PAST_ENDINGS = frozenset({"었", "았", "였", "ㅆ", "었었", "았었"})
 _PREDICATE_TAGS = frozenset({"VV", "VA", "VX", "VCP", "XSV", "XSA"})
 
 
 @lru_cache(maxsize=4096)
 def reports_past(sentence: str) -> bool:
-    """A Korean sentence whose last pre-final ending (kiwi EP) is the past -었-/-았-: its main
-    verb tells what happened ("비교표 공유드렸어요"), while "22일로 정했던 베타는 8월 5일로
-    미루겠습니다" ends in -겠-. English sentences are not judged (no tagger here)."""
+    """A Korean sentence whose main (last) predicate takes the past -었-/-았- (or -었었-) as its
+    last pre-final ending (kiwi EP): it tells what happened ("비교표 공유드렸어요", "대성렌탈
+    썼었죠"), while "22일로 정했던 베타는 8월 5일로 미루겠습니다" ends in -겠- and "…하기로 했던
+    여행자 보험은 취소할게요" has no past on its main verb (its past is the adnominal's). English
+    sentences are not judged (no tagger here)."""
     if not has_hangul(sentence):
         return False
-    from mithub.record.turn_features import korean_morphemes
-    from mithub.text.korean import ending_form
-
-    endings = [ending_form(m) for m, t in korean_morphemes(sentence) if t == "EP"]
-    return bool(endings) and endings[-1] in _PAST_ENDINGS
-
-
-@lru_cache(maxsize=4096)
-def main_verb_past(sentence: str) -> bool:
-    """A Korean sentence whose main (last) predicate takes the past -었-/-았- (or -었었-) as its
-    last pre-final ending: "대성렌탈 썼었죠" tells what happened, "…하기로 했던 여행자 보험은
-    취소할게요" does not (its past is the adnominal's)."""
     from mithub.record.turn_features import korean_morphemes
     from mithub.text.korean import ending_form
 
@@ -267,7 +262,7 @@ def main_verb_past(sentence: str) -> bool:
     if main is None:
         return False
     endings = [ending_form(m) for m, t in morphs[main + 1:] if t == "EP"]
-    return bool(endings) and endings[-1] in _PAST_ENDINGS | {"었었", "았었"}
+    return bool(endings) and endings[-1] in _PAST_ENDINGS
 
 
 def value_subjects(text: str, values: Sequence[Value]) -> list[frozenset[str]]:
