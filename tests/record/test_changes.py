@@ -122,6 +122,8 @@ INSURANCE = [*KO_DECISIONS, "마지막으로 보험이요. 여행자 보험은 �
     ("Okay, so rather than the Mercy Street site, we use the library.", set(), {"mercystreet"}),
     ("Did you ever look at Veritemp instead of Aldane?", set(), set()),
     ("Last year we used Veritemp instead of Aldane.", set(), set()),
+    ("So what I'd propose is we slide a week. Instead of the ninth we start on the sixteenth.", set(), set()),
+    ("스캔메이트가 납기를 못 맞춘다고 해서요. 스캔메이트 대신 코드링크로 가죠.", {"코드링크"}, {"스캔메이트"}),
 ])
 def test_an_option_pointed_back_at_is_not_chosen_now(text: str, chosen: set[str], turned_down: set[str]) -> None:
     """"X로 하기로 했던" names what was chosen before: turned down when its sentence calls it
@@ -146,6 +148,7 @@ EN_VENDORS = [*EN_DECISIONS, "Okay, the venue is Harbor Hall, two hundred seats,
 @pytest.mark.parametrize(("decisions", "who", "text", "past_seq"), [
     (VENDORS, "최민호", "케이터링은 한솥푸드 대신 담은키친으로 바꿀게요.", 60),
     (VENDORS, "최민호", "케이터링 한솥푸드 대신 다른 데도 알아봤어요?", None),
+    (VENDORS, "최민호", "한솥푸드가 그날 인원이 안 된다고 해서요. 케이터링은 한솥푸드 대신 담은키친으로 할게요.", 60),
     (EN_VENDORS, "Dana", "Let's book Pier Seven instead of Harbor Hall.", 50),
     (EN_VENDORS, "Dana", "Did anyone price Pier Seven instead of Harbor Hall?", None),
 ])

@@ -149,13 +149,25 @@ def _leaves_open(sentence: str) -> bool:
     return st.question or st.hypothetical or st.hedged or st.reported
 
 
+_PROPOSES = re.compile(r"\b(?:propos|suggest)|제안", re.IGNORECASE)
+
+
+def _frames_line(sentence: str) -> bool:
+    """A sentence that opens its whole line to discussion: it asks, supposes or proposes
+    ("So what I'd propose is we slide the whole thing a week."); a hedge or a reason does not
+    ("…안 된다고 해서요.", "원래는 …였는데,")."""
+    st = stance(sentence)
+    return st.question or st.hypothetical or bool(_PROPOSES.search(sentence))
+
+
 def turns_down_now(sentence: str, line: str) -> bool:
-    """A sentence whose "instead of" or "대신" turns an option down now: no sentence of its line
-    asks, supposes, hedges, proposes or reports someone else's plan ("So what I'd propose is we
-    slide a week. Instead of the nineteenth we start the twenty-sixth." is a proposal), and its
-    main verb is not in the past ("Did you look at Greenleaf instead of Bluefern?", "작년엔
-    한빛렌탈 대신 대성렌탈 썼었죠" turn nothing down)."""
-    if any(_leaves_open(s) for s in split_sentences(line) or [line]):
+    """A sentence whose "instead of" or "대신" turns an option down now: it neither asks,
+    supposes, hedges nor reports someone else's plan, no sentence of its line asks, supposes or
+    proposes ("So what I'd propose is we slide a week. Instead of the nineteenth we start the
+    twenty-sixth." is a proposal; "크리에이터랩이 일정이 안 된다고 해서요. 크리에이터랩 대신
+    모먼트캐스트로 갑시다." gives a reason), and its main verb is not in the past ("Did you look at
+    Greenleaf instead of Bluefern?", "작년엔 한빛렌탈 대신 대성렌탈 썼었죠" turn nothing down)."""
+    if _leaves_open(sentence) or any(_frames_line(s) for s in split_sentences(line) or [line]):
         return False
     return not (reports_past(sentence) if has_hangul(sentence) else _EN_PAST_VERB.search(sentence))
 
