@@ -26,6 +26,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from itertools import dropwhile, takewhile
 from pathlib import Path
 
 import numpy as np
@@ -115,27 +116,19 @@ def _english_turned_down(text: str) -> set[str]:
     """The objects of "instead of", "rather than", "in place of": a name runs over its
     capitalised words ("Mercy Street"), anything else is its first word."""
     out: set[str] = set()
-    for match in (m for sentence in split_sentences(text) or [text] if turns_down_now(sentence, text)
-                  for m in _EN_INSTEAD.finditer(sentence)):
-        words = re.findall(r"[\w'’-]+", match.group(1))
-        while words and words[0].lower() in _EN_DETERMINERS:
-            words = words[1:]
-        if not words:
+    for sentence in split_sentences(text) or [text]:
+        matches = list(_EN_INSTEAD.finditer(sentence))  # most lines have none: no stance read
+        if not matches or not turns_down_now(sentence, text):
             continue
-        phrase = [words[0], *_capitalised_run(words[1:3])] if words[0][0].isupper() else words[:1]
-        option = "".join(phrase).lower()
-        if len(option) >= 2 and option not in ENGLISH_STOPWORDS:
-            out.add(option)
+        for match in matches:
+            words = list(dropwhile(lambda w: w.lower() in _EN_DETERMINERS, re.findall(r"[\w'’-]+", match.group(1))))
+            if not words:
+                continue
+            phrase = [words[0], *takewhile(lambda w: w[0].isupper(), words[1:3])] if words[0][0].isupper() else words[:1]
+            option = "".join(phrase).lower()
+            if len(option) >= 2 and option not in ENGLISH_STOPWORDS:
+                out.add(option)
     return out
-
-
-def _capitalised_run(words: Sequence[str]) -> list[str]:
-    run = []
-    for w in words:
-        if not w[0].isupper():
-            break
-        run.append(w)
-    return run
 
 
 # An English past verb after its subject: regular -ed, or an irregular past form.
@@ -152,12 +145,13 @@ def _leaves_open(sentence: str) -> bool:
 _PROPOSES = re.compile(r"\b(?:propos|suggest)|제안", re.IGNORECASE)
 
 
-def _frames_line(sentence: str) -> bool:
-    """A sentence that opens its whole line to discussion: it asks, supposes or proposes
-    ("So what I'd propose is we slide the whole thing a week."); a hedge or a reason does not
-    ("…안 된다고 해서요.", "원래는 …였는데,")."""
-    st = stance(sentence)
-    return st.question or st.hypothetical or bool(_PROPOSES.search(sentence))
+@lru_cache(maxsize=4096)
+def _line_is_framed(line: str) -> bool:
+    """A sentence of the line opens the whole line to discussion: it asks, supposes or
+    proposes ("So what I'd propose is we slide the whole thing a week."); a hedge or a reason
+    does not ("…안 된다고 해서요.", "원래는 …였는데,")."""
+    return any((st := stance(s)).question or st.hypothetical or bool(_PROPOSES.search(s))
+               for s in split_sentences(line) or [line])
 
 
 def turns_down_now(sentence: str, line: str) -> bool:
@@ -167,7 +161,7 @@ def turns_down_now(sentence: str, line: str) -> bool:
     twenty-sixth." is a proposal; "크리에이터랩이 일정이 안 된다고 해서요. 크리에이터랩 대신
     모먼트캐스트로 갑시다." gives a reason), and its main verb is not in the past ("Did you look at
     Greenleaf instead of Bluefern?", "작년엔 한빛렌탈 대신 대성렌탈 썼었죠" turn nothing down)."""
-    if _leaves_open(sentence) or any(_frames_line(s) for s in split_sentences(line) or [line]):
+    if _leaves_open(sentence) or _line_is_framed(line):
         return False
     return not (reports_past(sentence) if has_hangul(sentence) else _EN_PAST_VERB.search(sentence))
 
