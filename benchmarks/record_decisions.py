@@ -2,7 +2,8 @@
 
 - Invented series (`../shared/benchmarks/data/decisions`): leave one series out -- the settle models
   are fitted on the other 17 series and the 6 real meetings, the change pair model on the other 17
-  series (its threshold by an inner leave-one-series-out), then the held-back series runs through
+  series (its threshold by an inner leave-one-series-out, read with the project's own series that no
+  model learns from: `--check`, as training does), then the held-back series runs through
   the production code (`extract_decisions` for meeting 1, `ChangeDetector.check` line by line for
   meeting 2, as the live watch does) and is scored by `score_changes` of
   `../shared/benchmarks/score_record.py` (imported, not copied): pooled changes P/R/F1, implicit
@@ -64,18 +65,15 @@ def utterances(m: Meeting) -> list[Utterance]:
 
 def _fold_models(corpus: T.Corpus, held: str, oof_full: dict, oof_live: dict, per_series: dict
                  ) -> tuple[T.SettleModel, T.SettleModel, PairModel]:
-    train = [m for m in corpus.meetings if m.group != held]
+    train = [m for m in corpus.settle_meetings if m.group != held]
     projection = T.projection_of(train, T.EMBED_DIMS)
-    rest = T.Corpus([s for s in corpus.series if s.series_id != held], [m for m in corpus.real if m.group != held])
-    threshold, _ = T.choose_settle_threshold(rest, oof_full)
+    rest = T.Corpus([s for s in corpus.series if s.series_id != held], [m for m in corpus.real if m.group != held],
+                    corpus.checked)
+    threshold, _ = T.choose_settle_threshold(T.settle_corpus(rest), oof_full)
     full = T.fit_settle(train, 2, T.turn_names(train, 2), projection, threshold=threshold)
     live = T.fit_settle(train, 0, T.turn_names(train, 0), projection, threshold=threshold)
-    series = rest.series
-    flags = T.out_of_fold_pairs(series, per_series)
-    pair_threshold, _ = T.choose_pair_threshold(flags, series)
-    rows = [r for s in series for r in per_series[s.series_id].rows]
-    labels = np.concatenate([per_series[s.series_id].labels for s in series])
-    pair = PairModel(T.fit_pair(rows, labels), pair_threshold, floor=min(0.5 * pair_threshold, 0.3))
+    checked = [s for s in rest.series if s.series_id in corpus.checked]
+    pair, _ = T.fit_change_model(T.settle_corpus(rest).series, checked, per_series)
     return full, live, pair
 
 
@@ -138,9 +136,9 @@ def real_figures(corpus: T.Corpus, oof_full: dict, embedder) -> dict:  # noqa: A
     matched = listed = gold = 0
     per = {}
     for m in corpus.real:
-        train = [x for x in corpus.meetings if x.group != m.group]
-        rest = T.Corpus(corpus.series, [x for x in corpus.real if x.group != m.group])
-        threshold, _ = T.choose_settle_threshold(rest, oof_full)
+        train = [x for x in corpus.settle_meetings if x.group != m.group]
+        rest = T.Corpus(corpus.series, [x for x in corpus.real if x.group != m.group], corpus.checked)
+        threshold, _ = T.choose_settle_threshold(T.settle_corpus(rest), oof_full)
         model = T.fit_settle(train, 2, T.turn_names(train, 2), T.projection_of(train, T.EMBED_DIMS), threshold=threshold)
         found = [d.model_dump(mode="json") for d in extract_decisions(m.meeting_id, utterances(m), m.started_at,
                                                                        embedder=embedder, model=model) if not d.candidate]
@@ -209,16 +207,18 @@ def table(series: dict, real: dict, seconds: float) -> str:
                              f"load average {load_average()})."])
 
 
-def run(cache: Path | None = Path("/tmp/mithub_record_cache"), extra: list[Path] | None = None) -> tuple[str, dict]:
+def run(cache: Path | None = Path("/tmp/mithub_record_cache"), extra: list[Path] | None = None,
+        check: list[Path] | None = None) -> tuple[str, dict]:
     started = time.perf_counter()
     extra = [] if extra is None else extra
-    corpus = T.load_corpus(DATA, cache, extra)
+    check = [T.PROJECT_SERIES] if check is None else check
+    corpus = T.load_corpus(DATA, cache, extra, check)
     for m in corpus.real:
         m.gold_lines = T._real_gold_lines(DATA / "real_record", m.meeting_id)  # type: ignore[attr-defined]
-    oof_full = T.out_of_fold_settle(corpus.meetings, 2)
-    oof_live = T.out_of_fold_settle(corpus.meetings, 0)
+    oof_full = T.out_of_fold_settle(corpus.meetings, 2, learn=T.settle_groups(corpus))
+    oof_live = T.out_of_fold_settle(corpus.meetings, 0, learn=T.settle_groups(corpus))
     embedder = load_embedder()
-    series = series_figures(corpus, oof_full, oof_live, embedder, extra)
+    series = series_figures(corpus, oof_full, oof_live, embedder, extra + check)
     real = real_figures(corpus, oof_full, embedder)
     figures = {"series": series, "real": real}
     return table(series, real, time.perf_counter() - started), figures
@@ -231,8 +231,11 @@ def main() -> None:
     ap.add_argument("--extra", type=Path, nargs="*", default=None,
                     help="series folders trained on (and scored apart) beside the dev series, e.g. the "
                          "project's own: --extra benchmarks/data/series (default none)")
+    ap.add_argument("--check", type=Path, nargs="*", default=None,
+                    help="series folders no model learns from, whose changes take part in choosing the change "
+                         "threshold (and scored apart, each held out); default the project's own series")
     args = ap.parse_args()
-    body, _ = run(args.cache, args.extra)
+    body, _ = run(args.cache, args.extra, args.check)
     publish(TITLE, body, not args.no_write)
 
 

@@ -12,7 +12,7 @@ from mithub.embedders import load_embedder
 from mithub.record.changes import ChangeDetector
 from mithub.record.decisions import extract_decisions
 from mithub.record.models import Decision
-from mithub.record.pair_model import choice_phrases, split_values
+from mithub.record.pair_model import choice_phrases, line_cues, split_values, told_in_past
 from mithub.record.values import extract_values
 
 KST = timezone(timedelta(hours=9))
@@ -151,6 +151,7 @@ EN_VENDORS = [*EN_DECISIONS, "Okay, the venue is Harbor Hall, two hundred seats,
     (VENDORS, "최민호", "한솥푸드가 그날 인원이 안 된다고 해서요. 케이터링은 한솥푸드 대신 담은키친으로 할게요.", 60),
     (EN_VENDORS, "Dana", "Let's book Pier Seven instead of Harbor Hall.", 50),
     (EN_VENDORS, "Dana", "Did anyone price Pier Seven instead of Harbor Hall?", None),
+    (EN_VENDORS, "Dana", "Last year we used Pier Seven instead of Harbor Hall.", None),
 ])
 def test_an_option_the_decision_named_turned_down_is_a_change(embedder, decisions, who, text, past_seq) -> None:
     """"A 대신 B", "B instead of A": the option turned down is one the decision's line names
@@ -262,3 +263,24 @@ def test_the_value_pointed_back_at_is_the_old_one(text, new, old):
     values = extract_values(text, reference=date(2026, 6, 11))
     got_new, got_old = split_values(text, values)
     assert ([v.text for v in got_new], [v.text for v in got_old]) == (new, old)
+
+
+@pytest.mark.parametrize(("text", "told"), [
+    ("Last year we used Pier Seven instead of Harbor Hall.", True),
+    ("They gave us the nineteenth and knocked fifteen hundred off the site fee.", True),
+    ("So we said Sentrova last week, but we'll be using LogHaven instead.", False),
+    ("We had June twelfth locked last week, and we're now on June nineteenth.", False),
+    ("작년엔 스캔메이트 대신 코드링크 썼었죠.", True),
+    ("이번에 들어오는 건 이천 십구 년식으로 받기로 했습니다.", True),
+    ("지난주에 22일로 잡았던 베타는 8월 5일에 열겠습니다.", False),
+    ("지난주에 다온손해보험으로 하기로 했던 여행자 보험은 취소할게요.", False),
+])
+def test_a_sentence_told_in_the_past_is_read_by_its_main_verb(text: str, told: bool) -> None:
+    """A sentence that tells what happened settles nothing now; the past of a clause that points
+    back ("22일로 잡았던") or a second verb about now ("we're now on") does not make it one."""
+    assert told_in_past(text) is told
+
+
+def test_a_line_is_told_in_the_past_only_when_every_sentence_is() -> None:
+    assert line_cues("연식 조건 계약서에 넣었어요. 이천 십구 년식으로 받기로 했습니다.")["line_told_past"] == 1.0
+    assert line_cues("크레인은 한라하고 계약서 어제 도장 찍었습니다. 29일에 교체 설치 들어옵니다.")["line_told_past"] == 0.0

@@ -13,6 +13,16 @@ from mithub.record import pair_model, settle_model
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "benchmarks" / "data"
 
 
+def _project_subset(tmp: Path) -> Path:
+    """Two of the project's own series, the ones that only check the change threshold."""
+    from mithub.record.training_data import PROJECT_SERIES
+
+    tmp.mkdir(parents=True)
+    for name in ("ko21", "en21"):
+        (tmp / name).symlink_to(PROJECT_SERIES / name)
+    return tmp
+
+
 def _subset(tmp: Path) -> Path:
     """Four series and two real meetings of the benchmark data, linked into a smaller copy."""
     (tmp / "decisions").mkdir(parents=True)
@@ -29,15 +39,17 @@ def _subset(tmp: Path) -> Path:
 def test_retraining_gives_identical_weights(tmp_path: Path) -> None:
     from mithub.record.training import main
 
-    data = _subset(tmp_path / "data")
+    data, check = _subset(tmp_path / "data"), _project_subset(tmp_path / "check")
     for run in ("a", "b"):
-        main(["decisions", "--data", str(data), "--out", str(tmp_path / run)])
+        main(["decisions", "--data", str(data), "--out", str(tmp_path / run), "--check", str(check)])
     for name in (settle_model.SETTLE_FILE, settle_model.SETTLE_LIVE_FILE, pair_model.PAIR_FILE):
         first, second = (tmp_path / run / name for run in ("a", "b"))
         assert first.read_bytes() == second.read_bytes(), name
     loaded = settle_model.settle_model(live=False, folder=tmp_path / "a")
     assert 0.0 < loaded.threshold < 1.0 and loaded.lookahead == 2
     assert pair_model.pair_model(folder=tmp_path / "a").threshold > 0.0
+    card = (tmp_path / "a" / "decisions_MODEL_CARD.md").read_text(encoding="utf-8")
+    assert "Data: 4 two-meeting decision series" in card and "and 2 series by other authors" in card
 
 
 def test_a_watch_without_weights_names_the_rebuild_command_and_the_meeting_goes_on(

@@ -137,6 +137,10 @@ _EN_PAST_VERB = re.compile(
     r"thought|bought|found|told|saw|gave|ran|kept|paid|sent|spent)\b", re.IGNORECASE)
 
 
+_EN_NOW_VERB = re.compile(r"\b(?:will|let'?s|going|gonna|is|are|am|do|does|can|must|should|now)\b|['’](?:ll|s|re|m)\b",
+                          re.IGNORECASE)
+
+
 def _leaves_open(sentence: str) -> bool:
     st = stance(sentence)
     return st.question or st.hypothetical or st.hedged or st.reported
@@ -354,10 +358,22 @@ def called_off(text: str) -> frozenset[str] | None:
     return frozenset().union(*(_sentence_terms(s) for s in sentences)) or frozenset(key_terms(text))
 
 
+def told_in_past(sentence: str) -> bool:
+    """A sentence that tells what happened and settles nothing: Korean, its main verb is past
+    (`reports_past`); English, a subject and a past verb ("Last year we used …") and no verb of
+    the present or the future ("we said two years, we're going to three" is about now)."""
+    if has_hangul(sentence):
+        return reports_past(sentence)
+    return bool(_EN_PAST_VERB.search(sentence)) and not _EN_NOW_VERB.search(sentence)
+
+
 def line_cues(text: str) -> dict[str, float]:
-    cues = [stance(s) for s in split_sentences(text) or [text]]
-    return {f"line_{n}": float(any(getattr(c, n) for c in cues))
-            for n in ("points_back", "changes", "keeps", "negated", "hypothetical", "question", "hedged", "reported")}
+    sentences = split_sentences(text) or [text]
+    cues = [stance(s) for s in sentences]
+    out = {f"line_{n}": float(any(getattr(c, n) for c in cues))
+           for n in ("points_back", "changes", "keeps", "negated", "hypothetical", "question", "hedged", "reported")}
+    out["line_told_past"] = float(all(told_in_past(s) for s in sentences))
+    return out
 
 
 def _cos(a: np.ndarray | None, b: np.ndarray) -> float:

@@ -38,7 +38,8 @@ def write_card(path: Path, card: dict[str, Any]) -> None:
         *[_row([f"{g['threshold']:.2f}", f"{g['m1_recall']:.2f}", f"{g['real_precision']:.2f}",
                 f"{g['real_recall']:.2f}", str(g["real_listed"])]) for g in settle],
         "",
-        f"## Change threshold {card['pair_threshold']:.2f} (out-of-fold by series)",
+        f"## Change threshold {card['pair_threshold']:.2f} (out-of-fold by series, and {card.get('checked', 0)} series "
+        "by other authors that no model learns from, scored by the fitted pair model)",
         "",
         _row(["threshold", "precision", "recall", "F1", "implicit recall", "false-alarm rate", "flags"]),
         _row(["---"] * 7),

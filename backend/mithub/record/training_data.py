@@ -7,7 +7,9 @@ weights ship in the package):
 - `../shared/benchmarks/data/real_record`: 6 AMI/ICSI meetings with a reader's decisions.
 - with `--extra`, more series in that format, e.g. `benchmarks/data/series` (`PROJECT_SERIES`,
   written by the project's own authors); not by default: fitted with them, the held-out figures
-  on the benchmark's series fell (RESULTS.md).
+  on the benchmark's series fell (RESULTS.md). By default (`--check`) no model learns from them:
+  their changes, scored by the pair model fitted on the benchmark's series, take part in choosing
+  the change threshold, so that it is not the one that suits the benchmark's authors alone.
 
 Each meeting's turn analyses and embeddings are computed once per process (and cached in
 `cache_dir` when one is given, so iterating on a model does not run kiwi again).

@@ -50,14 +50,29 @@ FLOOR = 0.1  # a settle probability below it is not kept even as a candidate
 class Corpus:
     series: list[Series]
     real: list[Meeting]
+    checked: frozenset[str] = frozenset()  # series no model learns from: they only check the change threshold
 
     @property
     def meetings(self) -> list[Meeting]:
         return [m for s in self.series for m in (s.m1, s.m2)] + self.real
 
+    @property
+    def settle_meetings(self) -> list[Meeting]:
+        """The meetings the models learn from (every one but the checked series')."""
+        return [m for m in self.meetings if m.group not in self.checked]
 
-def load_corpus(data: Path, cache_dir: Path | None = None, extra: Sequence[Path] = ()) -> Corpus:
-    corpus = Corpus(load_series(data / "decisions", extra), load_real(data / "real_record"))
+    @property
+    def learning(self) -> list[Series]:
+        return [s for s in self.series if s.series_id not in self.checked]
+
+
+def load_corpus(data: Path, cache_dir: Path | None = None, extra: Sequence[Path] = (),
+                check: Sequence[Path] = ()) -> Corpus:
+    """The benchmark's series and real meetings; `extra` series are learnt from by every model,
+    `check` series by none (their flags take part in choosing the change threshold)."""
+    series = load_series(data / "decisions", extra)
+    added = [s for s in load_series(data / "decisions", check) if s.series_id not in {t.series_id for t in series}]
+    corpus = Corpus(series + added, load_real(data / "real_record"), frozenset(s.series_id for s in added))
     prepare(corpus.meetings, (0, 2), cache_dir)
     return corpus
 
@@ -90,12 +105,15 @@ def settle_matrix(m: Meeting, lookahead: int, names: list[str], projection: Proj
     return np.hstack([vectorize(m.rows[lookahead], names), projection.apply(m.vectors)])
 
 
-def out_of_fold_settle(meetings: Sequence[Meeting], lookahead: int, k: int = EMBED_DIMS) -> dict[str, np.ndarray]:
-    """Each meeting's settle probabilities from a model fitted without its group (series or real meeting)."""
-    names = turn_names(meetings, lookahead)
+def out_of_fold_settle(meetings: Sequence[Meeting], lookahead: int, k: int = EMBED_DIMS,
+                       learn: frozenset[str] | None = None) -> dict[str, np.ndarray]:
+    """Each meeting's settle probabilities from a model fitted without its group (series or real
+    meeting); with `learn`, fitted on those groups only (the others are scored, never learnt)."""
+    fit_on = [m for m in meetings if learn is None or m.group in learn]
+    names = turn_names(fit_on, lookahead)
     out = {}
     for group in sorted({m.group for m in meetings}):
-        train = [m for m in meetings if m.group != group]
+        train = [m for m in fit_on if m.group != group]
         model = fit_settle(train, lookahead, names, projection_of(train, k))
         for m in meetings:
             if m.group == group:
@@ -219,29 +237,33 @@ def choose_pair_threshold(flags: Flags, series: Sequence[Series]) -> tuple[float
     return float(best["threshold"]), grid
 
 
-def train(data: Path, out: Path, cache_dir: Path | None = None, extra: Sequence[Path] = ()) -> dict:
+def settle_groups(corpus: Corpus) -> frozenset[str]:
+    return frozenset(m.group for m in corpus.settle_meetings)
+
+
+def train(data: Path, out: Path, cache_dir: Path | None = None, extra: Sequence[Path] = (),
+          check: Sequence[Path] = ()) -> dict:
     started = time.perf_counter()
-    corpus = load_corpus(data, cache_dir, extra)
+    corpus = load_corpus(data, cache_dir, extra, check)
     for m in corpus.real:
         m.gold_lines = _real_gold_lines(data / "real_record", m.meeting_id)  # type: ignore[attr-defined]
-    meetings = corpus.meetings
-    oof_full = out_of_fold_settle(meetings, 2)
-    oof_live = out_of_fold_settle(meetings, 0)
-    threshold, grid = choose_settle_threshold(corpus, oof_full)
+    meetings = corpus.settle_meetings
+    oof_full = out_of_fold_settle(corpus.meetings, 2, learn=settle_groups(corpus))
+    oof_live = out_of_fold_settle(corpus.meetings, 0, learn=settle_groups(corpus))
+    threshold, grid = choose_settle_threshold(settle_corpus(corpus), oof_full)
     projection = projection_of(meetings, EMBED_DIMS)
     full = fit_settle(meetings, 2, turn_names(meetings, 2), projection, threshold=threshold)
     live = fit_settle(meetings, 0, turn_names(meetings, 0), projection, threshold=threshold)
     # The pair model: out-of-fold pair probabilities by series, then a fit on every series.
     per_series = {s.series_id: pair_rows(s, oof_full[s.m1.meeting_id], oof_live[s.m2.meeting_id], FLOOR)
                   for s in corpus.series}
-    flags = out_of_fold_pairs(corpus.series, per_series)
-    pair_threshold, pair_grid = choose_pair_threshold(flags, corpus.series)
-    rows = [r for s in corpus.series for r in per_series[s.series_id].rows]
-    labels = np.concatenate([per_series[s.series_id].labels for s in corpus.series])
-    pair = PairModel(fit_pair(rows, labels), pair_threshold, floor=min(0.5 * pair_threshold, 0.3))
+    pair, pair_grid = fit_change_model(corpus.learning, [s for s in corpus.series if s.series_id in corpus.checked],
+                                       per_series)
+    pair_threshold = pair.threshold
     card = {"seconds": round(time.perf_counter() - started, 1), "settle_grid": grid, "pair_grid": pair_grid,
             "settle_threshold": threshold, "pair_threshold": pair_threshold,
-            "turns": sum(len(m.turns) for m in meetings), "series": len(corpus.series), "real": len(corpus.real)}
+            "turns": sum(len(m.turns) for m in meetings), "series": len(corpus.learning),
+            "checked": len(corpus.checked), "real": len(corpus.real)}
     out.mkdir(parents=True, exist_ok=True)
     for name, model in ((SETTLE_FILE, full), (SETTLE_LIVE_FILE, live), (PAIR_FILE, pair)):
         (out / name).write_text(json.dumps(model.to_dict(), ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
@@ -249,6 +271,27 @@ def train(data: Path, out: Path, cache_dir: Path | None = None, extra: Sequence[
 
     write_card(out / "decisions_MODEL_CARD.md", card)
     return card
+
+
+def settle_corpus(corpus: Corpus) -> Corpus:
+    """The corpus the settle threshold is chosen on: without the checked series."""
+    return Corpus(corpus.learning, corpus.real)
+
+
+def fit_change_model(learning: Sequence[Series], checked: Sequence[Series], per_series: dict
+                     ) -> tuple[PairModel, list[dict[str, float]]]:
+    """The pair model fitted on the `learning` series, its threshold chosen (`choose_pair_threshold`)
+    on their out-of-fold flags and on the `checked` series' flags by the fitted model: series by
+    other authors that no model learns from, so the threshold is not the one that suits the
+    learning series' authors alone."""
+    rows = [r for s in learning for r in per_series[s.series_id].rows]
+    labels = np.concatenate([per_series[s.series_id].labels for s in learning])
+    estimator = fit_pair(rows, labels)
+    flags = out_of_fold_pairs(learning, per_series)
+    flags.update({s.series_id: (per_series[s.series_id].decision_lines, per_series[s.series_id].flags(estimator))
+                  for s in checked})
+    threshold, grid = choose_pair_threshold(flags, [*learning, *checked])
+    return PairModel(estimator, threshold, floor=min(0.5 * threshold, 0.3)), grid
 
 
 def out_of_fold_pairs(series: Sequence[Series], per_series: dict) -> Flags:
@@ -278,11 +321,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     # benchmark's series fell (changes F1 0.62 -> 0.55, real decisions P 0.44 -> 0.35; RESULTS.md).
     ap.add_argument("--extra", type=Path, nargs="*", default=[],
                     help=f"more series folders in the same format to train on (e.g. {PROJECT_SERIES})")
+    ap.add_argument("--check", type=Path, nargs="*", default=[PROJECT_SERIES] if PROJECT_SERIES.is_dir() else [],
+                    help="series folders no model learns from, whose changes take part in choosing the change "
+                         f"threshold (default: {PROJECT_SERIES}, other authors than the benchmark's)")
     args = ap.parse_args(argv)
     if not (args.data / "decisions").is_dir() or not (args.data / "real_record").is_dir():
         sys.exit(f"no decisions/ and real_record/ under {args.data}")
     try:
-        card = train(args.data, args.out, args.cache, args.extra)
+        card = train(args.data, args.out, args.cache, args.extra, args.check)
     except FileNotFoundError as error:
         ap.exit(2, f"error: {error}\n")
     print(json.dumps({k: v for k, v in card.items() if not k.endswith("grid")}, indent=1))
