@@ -65,7 +65,7 @@ def utterances(m: Meeting) -> list[Utterance]:
 
 def _fold_models(corpus: T.Corpus, held: str, oof_full: dict, oof_live: dict, per_series: dict
                  ) -> tuple[T.SettleModel, T.SettleModel, PairModel]:
-    train = [m for m in corpus.settle_meetings if m.group != held]
+    train = [m for m in corpus.learning_meetings if m.group != held]
     projection = T.projection_of(train, T.EMBED_DIMS)
     rest = T.Corpus([s for s in corpus.series if s.series_id != held], [m for m in corpus.real if m.group != held],
                     corpus.checked)
@@ -136,7 +136,7 @@ def real_figures(corpus: T.Corpus, oof_full: dict, embedder) -> dict:  # noqa: A
     matched = listed = gold = 0
     per = {}
     for m in corpus.real:
-        train = [x for x in corpus.settle_meetings if x.group != m.group]
+        train = [x for x in corpus.learning_meetings if x.group != m.group]
         rest = T.Corpus(corpus.series, [x for x in corpus.real if x.group != m.group], corpus.checked)
         threshold, _ = T.choose_settle_threshold(T.settle_corpus(rest), oof_full)
         model = T.fit_settle(train, 2, T.turn_names(train, 2), T.projection_of(train, T.EMBED_DIMS), threshold=threshold)
@@ -215,8 +215,8 @@ def run(cache: Path | None = Path("/tmp/mithub_record_cache"), extra: list[Path]
     corpus = T.load_corpus(DATA, cache, extra, check)
     for m in corpus.real:
         m.gold_lines = T._real_gold_lines(DATA / "real_record", m.meeting_id)  # type: ignore[attr-defined]
-    oof_full = T.out_of_fold_settle(corpus.meetings, 2, learn=T.settle_groups(corpus))
-    oof_live = T.out_of_fold_settle(corpus.meetings, 0, learn=T.settle_groups(corpus))
+    oof_full = T.out_of_fold_settle(corpus.meetings, 2, learn=corpus.learning_groups)
+    oof_live = T.out_of_fold_settle(corpus.meetings, 0, learn=corpus.learning_groups)
     embedder = load_embedder()
     series = series_figures(corpus, oof_full, oof_live, embedder, extra + check)
     real = real_figures(corpus, oof_full, embedder)

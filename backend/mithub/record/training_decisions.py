@@ -57,9 +57,13 @@ class Corpus:
         return [m for s in self.series for m in (s.m1, s.m2)] + self.real
 
     @property
-    def settle_meetings(self) -> list[Meeting]:
+    def learning_meetings(self) -> list[Meeting]:
         """The meetings the models learn from (every one but the checked series')."""
         return [m for m in self.meetings if m.group not in self.checked]
+
+    @property
+    def learning_groups(self) -> frozenset[str]:
+        return frozenset(m.group for m in self.learning_meetings)
 
     @property
     def learning(self) -> list[Series]:
@@ -112,9 +116,14 @@ def out_of_fold_settle(meetings: Sequence[Meeting], lookahead: int, k: int = EMB
     fit_on = [m for m in meetings if learn is None or m.group in learn]
     names = turn_names(fit_on, lookahead)
     out = {}
+    unlearnt = None  # one model, fitted on every learning group, scores the groups never learnt
     for group in sorted({m.group for m in meetings}):
-        train = [m for m in fit_on if m.group != group]
-        model = fit_settle(train, lookahead, names, projection_of(train, k))
+        if learn is not None and group not in learn:
+            unlearnt = unlearnt or fit_settle(fit_on, lookahead, names, projection_of(fit_on, k))
+            model = unlearnt
+        else:
+            train = [m for m in fit_on if m.group != group]
+            model = fit_settle(train, lookahead, names, projection_of(train, k))
         for m in meetings:
             if m.group == group:
                 out[m.meeting_id] = model.estimator.predict_proba(settle_matrix(m, lookahead, names, model.projection))
@@ -237,19 +246,15 @@ def choose_pair_threshold(flags: Flags, series: Sequence[Series]) -> tuple[float
     return float(best["threshold"]), grid
 
 
-def settle_groups(corpus: Corpus) -> frozenset[str]:
-    return frozenset(m.group for m in corpus.settle_meetings)
-
-
 def train(data: Path, out: Path, cache_dir: Path | None = None, extra: Sequence[Path] = (),
           check: Sequence[Path] = ()) -> dict:
     started = time.perf_counter()
     corpus = load_corpus(data, cache_dir, extra, check)
     for m in corpus.real:
         m.gold_lines = _real_gold_lines(data / "real_record", m.meeting_id)  # type: ignore[attr-defined]
-    meetings = corpus.settle_meetings
-    oof_full = out_of_fold_settle(corpus.meetings, 2, learn=settle_groups(corpus))
-    oof_live = out_of_fold_settle(corpus.meetings, 0, learn=settle_groups(corpus))
+    meetings = corpus.learning_meetings
+    oof_full = out_of_fold_settle(corpus.meetings, 2, learn=corpus.learning_groups)
+    oof_live = out_of_fold_settle(corpus.meetings, 0, learn=corpus.learning_groups)
     threshold, grid = choose_settle_threshold(settle_corpus(corpus), oof_full)
     projection = projection_of(meetings, EMBED_DIMS)
     full = fit_settle(meetings, 2, turn_names(meetings, 2), projection, threshold=threshold)
