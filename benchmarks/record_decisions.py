@@ -29,8 +29,6 @@ from datetime import timedelta
 from pathlib import Path
 from types import ModuleType
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import REPO_ROOT, load_average, publish  # noqa: E402
@@ -73,7 +71,7 @@ def _fold_models(corpus: T.Corpus, held: str, oof_full: dict, oof_live: dict, pe
     full = T.fit_settle(train, 2, T.turn_names(train, 2), projection, threshold=threshold)
     live = T.fit_settle(train, 0, T.turn_names(train, 0), projection, threshold=threshold)
     checked = [s for s in rest.series if s.series_id in corpus.checked]
-    pair, _ = T.fit_change_model(T.settle_corpus(rest).series, checked, per_series)
+    pair, _ = T.fit_change_model(rest.learning, checked, per_series)
     return full, live, pair
 
 

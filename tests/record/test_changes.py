@@ -122,6 +122,7 @@ INSURANCE = [*KO_DECISIONS, "마지막으로 보험이요. 여행자 보험은 �
     ("Okay, so rather than the Mercy Street site, we use the library.", set(), {"mercystreet"}),
     ("Did you ever look at Veritemp instead of Aldane?", set(), set()),
     ("Last year we used Veritemp instead of Aldane.", set(), set()),
+    ("We said Aldane last week, but we'll take Veritemp instead of Aldane.", set(), {"aldane"}),  # about now
     ("So what I'd propose is we slide a week. Instead of the ninth we start on the sixteenth.", set(), set()),
     ("스캔메이트가 납기를 못 맞춘다고 해서요. 스캔메이트 대신 코드링크로 가죠.", {"코드링크"}, {"스캔메이트"}),
 ])

@@ -163,11 +163,9 @@ def turns_down_now(sentence: str, line: str) -> bool:
     supposes, hedges nor reports someone else's plan, no sentence of its line asks, supposes or
     proposes ("So what I'd propose is we slide a week. Instead of the nineteenth we start the
     twenty-sixth." is a proposal; "크리에이터랩이 일정이 안 된다고 해서요. 크리에이터랩 대신
-    모먼트캐스트로 갑시다." gives a reason), and its main verb is not in the past ("Did you look at
-    Greenleaf instead of Bluefern?", "작년엔 한빛렌탈 대신 대성렌탈 썼었죠" turn nothing down)."""
-    if _leaves_open(sentence) or _line_is_framed(line):
-        return False
-    return not (reports_past(sentence) if has_hangul(sentence) else _EN_PAST_VERB.search(sentence))
+    모먼트캐스트로 갑시다." gives a reason), and it is not `told_in_past` ("Last year we used
+    Greenleaf instead of Bluefern", "작년엔 한빛렌탈 대신 대성렌탈 썼었죠" turn nothing down)."""
+    return not (_leaves_open(sentence) or _line_is_framed(line) or told_in_past(sentence))
 
 
 def choice_phrases(text: str) -> tuple[set[str], set[str]]:
