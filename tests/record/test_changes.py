@@ -125,6 +125,9 @@ INSURANCE = [*KO_DECISIONS, "마지막으로 보험이요. 여행자 보험은 �
     ("We said Aldane last week, but we'll take Veritemp instead of Aldane.", set(), {"aldane"}),  # about now
     ("So what I'd propose is we slide a week. Instead of the ninth we start on the sixteenth.", set(), set()),
     ("스캔메이트가 납기를 못 맞춘다고 해서요. 스캔메이트 대신 코드링크로 가죠.", {"코드링크"}, {"스캔메이트"}),
+    # a number after "instead of" is a value, compared as one: "eight" is no option ("one eighty")
+    ("They'd do the nineteenth for six thousand flat. Instead of eight five.", set(), set()),
+    ("We go with three years instead of two.", set(), set()),
 ])
 def test_an_option_pointed_back_at_is_not_chosen_now(text: str, chosen: set[str], turned_down: set[str]) -> None:
     """"X로 하기로 했던" names what was chosen before: turned down when its sentence calls it
@@ -153,6 +156,9 @@ EN_VENDORS = [*EN_DECISIONS, "Okay, the venue is Harbor Hall, two hundred seats,
     (EN_VENDORS, "Dana", "Let's book Pier Seven instead of Harbor Hall.", 50),
     (EN_VENDORS, "Dana", "Did anyone price Pier Seven instead of Harbor Hall?", None),
     (EN_VENDORS, "Dana", "Last year we used Pier Seven instead of Harbor Hall.", None),
+    # "eight" begins "eighty" in the decision's line, but a number names no option
+    ([*EN_DECISIONS, "Yeah. So the fire code is one eighty, but the barn feels right at one forty."],
+     "Dana", "Copper Lantern emailed. They'd do the nineteenth for six thousand flat. Instead of eight five.", None),
 ])
 def test_an_option_the_decision_named_turned_down_is_a_change(embedder, decisions, who, text, past_seq) -> None:
     """"A 대신 B", "B instead of A": the option turned down is one the decision's line names

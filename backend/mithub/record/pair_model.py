@@ -33,6 +33,7 @@ import numpy as np
 
 from mithub.learn.estimator import LogisticModel, read_weights
 from mithub.record.dates import names_now
+from mithub.record.numbers import EN_NUMBER_WORDS
 from mithub.record.stance import (
     clause_is_conditional,
     clause_points_back,
@@ -124,11 +125,20 @@ def _english_turned_down(text: str) -> set[str]:
             words = list(dropwhile(lambda w: w.lower() in _EN_DETERMINERS, re.findall(r"[\w'’-]+", match.group(1))))
             if not words:
                 continue
+            if _says_a_number(words[0]):  # "instead of eight five": a value, compared as one (`split_values`)
+                continue
             phrase = [words[0], *takewhile(lambda w: w[0].isupper(), words[1:3])] if words[0][0].isupper() else words[:1]
             option = "".join(phrase).lower()
             if len(option) >= 2 and option not in ENGLISH_STOPWORDS:
                 out.add(option)
     return out
+
+
+def _says_a_number(word: str) -> bool:
+    """A word that says a number ("eight", "twenty-two", "3,500", "$6K"): an option named by it
+    would match any word it begins ("eight" in "eighty")."""
+    w = word.lower().lstrip("$£€")
+    return any(c.isdigit() for c in w) or all(p in EN_NUMBER_WORDS for p in w.split("-") if p)
 
 
 # An English past verb after its subject: regular -ed, or an irregular past form.
