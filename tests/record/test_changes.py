@@ -12,7 +12,7 @@ from mithub.embedders import load_embedder
 from mithub.record.changes import ChangeDetector
 from mithub.record.decisions import extract_decisions
 from mithub.record.models import Decision
-from mithub.record.pair_model import choice_phrases, line_cues, split_values, told_in_past
+from mithub.record.pair_model import choice_phrases, line_cues, names_option, split_values, told_in_past
 from mithub.record.values import extract_values
 
 KST = timezone(timedelta(hours=9))
@@ -125,14 +125,23 @@ INSURANCE = [*KO_DECISIONS, "마지막으로 보험이요. 여행자 보험은 �
     ("We said Aldane last week, but we'll take Veritemp instead of Aldane.", set(), {"aldane"}),  # about now
     ("So what I'd propose is we slide a week. Instead of the ninth we start on the sixteenth.", set(), set()),
     ("스캔메이트가 납기를 못 맞춘다고 해서요. 스캔메이트 대신 코드링크로 가죠.", {"코드링크"}, {"스캔메이트"}),
-    # a number after "instead of" is a value, compared as one: "eight" is no option ("one eighty")
-    ("They'd do the nineteenth for six thousand flat. Instead of eight five.", set(), set()),
-    ("We go with three years instead of two.", set(), set()),
+    ("Aye. The motion carries. The pilot runs twelve months from installation instead of nine.", set(), {"nine"}),
 ])
 def test_an_option_pointed_back_at_is_not_chosen_now(text: str, chosen: set[str], turned_down: set[str]) -> None:
     """"X로 하기로 했던" names what was chosen before: turned down when its sentence calls it
     off or changes it, else neither (a question or a follow-up about the decision)."""
     assert choice_phrases(text) == (chosen, turned_down)
+
+
+@pytest.mark.parametrize(("decision", "option", "named"), [
+    ("I'm inclined to go with staff. Nine months from installation.", "nine", True),
+    ("Yeah. So the fire code is one eighty, but the barn feels right at one forty.", "eight", False),
+    ("Okay, the venue is Harbor Hall, two hundred seats.", "harborhall", True),
+])
+def test_a_number_names_an_option_only_as_a_whole_word(decision: str, option: str, named: bool) -> None:
+    """"Instead of nine" turns down the decision's "Nine months"; "instead of eight five" names
+    nothing in "one eighty", though "eighty" begins with "eight"."""
+    assert names_option(decision, option) is named
 
 
 @pytest.mark.parametrize(("text", "past_seq"), [
@@ -156,7 +165,7 @@ EN_VENDORS = [*EN_DECISIONS, "Okay, the venue is Harbor Hall, two hundred seats,
     (EN_VENDORS, "Dana", "Let's book Pier Seven instead of Harbor Hall.", 50),
     (EN_VENDORS, "Dana", "Did anyone price Pier Seven instead of Harbor Hall?", None),
     (EN_VENDORS, "Dana", "Last year we used Pier Seven instead of Harbor Hall.", None),
-    # "eight" begins "eighty" in the decision's line, but a number names no option
+    # "eight" begins "eighty" in the decision's line, but a number names an option only as a word
     ([*EN_DECISIONS, "Yeah. So the fire code is one eighty, but the barn feels right at one forty."],
      "Dana", "Copper Lantern emailed. They'd do the nineteenth for six thousand flat. Instead of eight five.", None),
 ])

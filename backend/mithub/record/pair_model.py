@@ -125,8 +125,6 @@ def _english_turned_down(text: str) -> set[str]:
             words = list(dropwhile(lambda w: w.lower() in _EN_DETERMINERS, re.findall(r"[\w'’-]+", match.group(1))))
             if not words:
                 continue
-            if _says_a_number(words[0]):  # "instead of eight five": a value, compared as one (`split_values`)
-                continue
             phrase = [words[0], *takewhile(lambda w: w[0].isupper(), words[1:3])] if words[0][0].isupper() else words[:1]
             option = "".join(phrase).lower()
             if len(option) >= 2 and option not in ENGLISH_STOPWORDS:
@@ -135,8 +133,7 @@ def _english_turned_down(text: str) -> set[str]:
 
 
 def _says_a_number(word: str) -> bool:
-    """A word that says a number ("eight", "twenty-two", "3,500", "$6K"): an option named by it
-    would match any word it begins ("eight" in "eighty")."""
+    """A word that says a number ("eight", "twenty-two", "3,500", "$6K")."""
     w = word.lower().lstrip("$£€")
     return any(c.isdigit() for c in w) or all(p in EN_NUMBER_WORDS for p in w.split("-") if p)
 
@@ -242,9 +239,12 @@ def names_option(decision: str, option: str) -> bool:
     대신" turns down the decision "스캐너는 스캔메이트 SM-40으로 … 구매하겠습니다", "Veritemp
     instead of Aldane" the decision "Aldane, …". Korean: the option is in the line, spaces aside
     (as `choice_phrases` joins it; kiwi splits a name differently in other contexts, "한솥푸드로"
-    as 한 + 솥푸드); English: a run of one to three of its words begins or ends with it."""
+    as 한 + 솥푸드); English: a run of one to three of its words begins or ends with it, or, for
+    a number ("instead of nine"), is it: "eight" begins "eighty" and names no "one eighty"."""
     if has_hangul(decision):
         named = option in _compact(decision)
+    elif _says_a_number(option):
+        named = option in _word_runs(decision)
     else:
         named = any(r.startswith(option) or r.endswith(option) for r in _word_runs(decision))
     return named and not any(_same_option(option, r) for r in _turned_down(decision))
