@@ -135,7 +135,8 @@ def _english_turned_down(text: str) -> set[str]:
 def _says_a_number(word: str) -> bool:
     """A word that says a number ("eight", "twenty-two", "3,500", "$6K")."""
     w = word.lower().lstrip("$£€")
-    return any(c.isdigit() for c in w) or all(p in EN_NUMBER_WORDS for p in w.split("-") if p)
+    parts = [p for p in w.split("-") if p]
+    return any(c.isdigit() for c in w) or (bool(parts) and all(p in EN_NUMBER_WORDS for p in parts))
 
 
 # An English past verb after its subject: regular -ed, or an irregular past form.
