@@ -33,7 +33,7 @@ import numpy as np
 
 from mithub.learn.estimator import LogisticModel, read_weights
 from mithub.record.dates import names_now
-from mithub.record.numbers import EN_NUMBER_WORDS
+from mithub.record.numbers import english_number_runs
 from mithub.record.stance import (
     clause_is_conditional,
     clause_points_back,
@@ -130,13 +130,6 @@ def _english_turned_down(text: str) -> set[str]:
             if len(option) >= 2 and option not in ENGLISH_STOPWORDS:
                 out.add(option)
     return out
-
-
-def _says_a_number(word: str) -> bool:
-    """A word that says a number ("eight", "twenty-two", "3,500", "$6K")."""
-    w = word.lower().lstrip("$£€")
-    parts = [p for p in w.split("-") if p]
-    return any(c.isdigit() for c in w) or (bool(parts) and all(p in EN_NUMBER_WORDS for p in parts))
 
 
 # An English past verb after its subject: regular -ed, or an irregular past form.
@@ -244,7 +237,7 @@ def names_option(decision: str, option: str) -> bool:
     a number ("instead of nine"), is it: "eight" begins "eighty" and names no "one eighty"."""
     if has_hangul(decision):
         named = option in _compact(decision)
-    elif _says_a_number(option):
+    elif english_number_runs(option):  # a number said in words or digits
         named = option in _word_runs(decision)
     else:
         named = any(r.startswith(option) or r.endswith(option) for r in _word_runs(decision))
