@@ -206,6 +206,28 @@ def test_an_agreement_that_adopts_a_proposal_settles_its_change(embedder, decisi
     assert f"{proposal[0]}:" in change.quote
 
 
+LONG_DECISION = ("Okay, let me sum up where we landed after all that back and forth about support hours, pricing "
+                 "tiers, the migration tooling and the security review. The budget cap is eighty thousand, all in.")
+
+
+@pytest.mark.parametrize(("said", "announces"), [(LONG_DECISION, True), ("", False)])
+def test_the_change_check_reads_a_long_decision_uncut(embedder, said: str, announces: bool) -> None:
+    """A decision's quote is cut for display ("…the security review. The budget…"); the change
+    check reads the words it rests on, uncut (`Decision.said`), so a value said after the cut
+    still gets its change announced. A record stored before `said` was kept is read by its quote,
+    which here has lost the value: nothing to compare, no notice."""
+    from mithub.record.decisions import condense
+
+    decision = Decision(id="week1#d10", meeting_id="week1", seq=10, speaker="Dana", time=WEEK1, subject="",
+                        value="", quote=condense(LONG_DECISION), said=said, confidence=0.8)
+    assert "eighty" not in decision.quote
+    checker = ChangeDetector(embedder, [decision], meeting_id="week2", started_at=WEEK2, names=["Dana", "Jess"])
+    change = checker.check(line("Finance came back, so the budget cap is sixty thousand now.", "Jess"))
+    shown = change is not None and not change.candidate and change.past.seq == 10
+    assert shown is announces
+    assert change is None or change.past.quote == decision.quote  # the notice quotes what users saw
+
+
 def test_llm_pair_check_can_veto(embedder) -> None:
     seen = []
 

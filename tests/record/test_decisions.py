@@ -110,7 +110,21 @@ def test_an_agreement_that_adopts_a_proposal_is_a_decision(embedder, lines, seq:
     assert len(adopted) == 1, shown
     decision = adopted[0]
     assert value in decision.value and lines[seq - 1][1] in decision.quote and lines[seq - 2][1][:20] in decision.quote
+    assert lines[seq - 1][1] in decision.said and lines[seq - 2][1] in decision.said  # both, uncut
     assert decision.speaker == lines[seq - 1][0] and decision.confidence >= settle_model(live=False).threshold
+
+
+def test_a_long_decision_keeps_its_words_uncut(embedder) -> None:
+    """The quote is cut for display; `said` keeps the whole line for the change check."""
+    said = ("좋습니다. 디자인팀 일정, 외주 계약 조건, 지난 분기 회고에서 나온 지원 인력 문제, 법무팀 검토 의견, "
+            "마케팅 쪽 사전 홍보 일정과 고객지원 대응 인력 배치 계획, 운영팀의 서버 용량 검토 결과, 경쟁사 동향 자료까지 모두 "
+            "반영해서 정리하면, 클로즈드 베타 참가자는 최종적으로 500명으로 확정하겠습니다.")
+    lines = [("한서연", "베타 참가자 규모를 정해야 합니다."), ("최민호", said), ("김지현", "네, 알겠습니다.")]
+    turns = [Utterance(id=i + 1, speaker_id=who, speaker_name=who, text=text,
+                       absolute_timestamp=STARTED + timedelta(seconds=10 * i)) for i, (who, text) in enumerate(lines)]
+    decision = next(d for d in extract_decisions("m", turns, STARTED, embedder=embedder) if d.seq == 2)
+    assert len(said) > 160 and decision.quote.endswith("…") and "500명" not in decision.quote
+    assert decision.said == said and decision.value == "500명"
 
 
 def test_a_reply_that_only_answers_adopts_nothing(embedder) -> None:

@@ -52,8 +52,14 @@ HISTORY = 6  # lines a live feature reads: three before for the dialogue, five f
 
 
 def decision_values(decision: Decision, names: Sequence[str] = (), reference: date | None = None) -> list[Value]:
-    """The values a decision settled: those of its quote."""
-    return extract_values(decision.quote, reference=reference or decision.time.date(), names=names)
+    """The values a decision settled: those of the words it rests on (`Decision.said`, uncut)."""
+    return extract_values(said_of(decision), reference=reference or decision.time.date(), names=names)
+
+
+def said_of(decision: Decision) -> str:
+    """What the change check reads of a decision: its words uncut, or its quote in a record
+    stored before they were kept."""
+    return decision.said or decision.quote
 
 
 class ChangeDetector:
@@ -100,13 +106,13 @@ class ChangeDetector:
         active = [d for d in decisions if d.status == "active"]
         if not active:
             return
-        vectors = np.asarray(self.embedder.embed_documents([d.quote for d in active]), dtype=np.float32)
+        vectors = np.asarray(self.embedder.embed_documents([said_of(d) for d in active]), dtype=np.float32)
         for decision, vector in zip(active, vectors, strict=True):
             reference = self._meeting_dates.get(decision.meeting_id)
             values = decision_values(decision, self.names, reference)
-            self._past.append(PastDecision(decision.id, decision.quote, values, vector, key_terms(decision.quote),
-                                           decision.confidence, name_tokens(decision.quote),
-                                           choice_phrases(decision.quote)[0], value_subjects(decision.quote, values)))
+            said = said_of(decision)
+            self._past.append(PastDecision(decision.id, said, values, vector, key_terms(said), decision.confidence,
+                                           name_tokens(said), choice_phrases(said)[0], value_subjects(said, values)))
             self._decisions.append(decision)
 
     def mark_changed(self, decision_id: str) -> None:

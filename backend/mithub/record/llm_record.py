@@ -133,7 +133,7 @@ def _accept(record: MeetingRecord, answer: _Answer, by_seq: dict[int, Utterance]
             record.decisions.append(Decision(
                 id=f"{meeting_id}#d{u.id}", meeting_id=meeting_id, seq=u.id, speaker=u.speaker_name,
                 time=u.absolute_timestamp, subject=d.subject.strip()[:200] or d.value.strip()[:200],
-                value=d.value.strip()[:200], quote=condense(u.text)))
+                value=d.value.strip()[:200], quote=condense(u.text), said=" ".join(u.text.split())))
     for a in answer.action_items:
         u = by_seq.get(a.seq)
         if u is None or not a.task.strip():

@@ -27,6 +27,9 @@ class Decision(BaseModel):
     subject: str
     value: str
     quote: str
+    said: str = Field("", description="the words the decision rests on, uncut (the quote is cut for display; an "
+                      "adopted proposal is the agreement and the proposal): what the change check reads; empty in "
+                      "records stored before it, which are read by their quote")
     value_type: str = Field("choice", description="the kind of the settled value: amount, date, percent, count, "
                             "duration, time, number, person, name, or choice (an option named without a value)")
     confidence: float = Field(1.0, ge=0.0, le=1.0, description="the settle model's probability")
