@@ -36,6 +36,7 @@ from common import REPO_ROOT  # noqa: E402
 from mithub.learn.estimator import LogisticModel  # noqa: E402
 from mithub.record import training_decisions as T  # noqa: E402
 from mithub.record.pair_model import PAIR_FEATURES, plausible  # noqa: E402
+from mithub.record.settle_model import settle_model  # noqa: E402
 from mithub.record.training_pairs import SeriesPairs, pair_rows, snap  # noqa: E402
 
 DATA = REPO_ROOT.parent / "shared" / "benchmarks" / "data"
@@ -104,7 +105,8 @@ def run(cache: Path | None) -> tuple[Counter, list[dict]]:
     corpus = T.load_corpus(DATA, cache)
     oof_full = T.out_of_fold_settle(corpus.meetings, 2)
     oof_live = T.out_of_fold_settle(corpus.meetings, 0)
-    pairs = Pairs({s.series_id: pair_rows(s, oof_full[s.m1.meeting_id], oof_live[s.m2.meeting_id], T.FLOOR)
+    shown = settle_model(live=False).threshold  # adoptions listed at the shipped threshold
+    pairs = Pairs({s.series_id: pair_rows(s, oof_full[s.m1.meeting_id], oof_live[s.m2.meeting_id], T.FLOOR, shown)
                    for s in corpus.series})
     counts: Counter = Counter()
     items = []

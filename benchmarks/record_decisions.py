@@ -108,7 +108,9 @@ def series_figures(corpus: T.Corpus, oof_full: dict, oof_live: dict, embedder, e
     dev_series = scorer.load_series(DATA / "decisions")
     dev = {s["series_id"] for s in dev_series}
     gold_series = {s["series_id"]: s for s in dev_series + [s for folder in extra for s in scorer.load_series(folder)]}
-    per_series = {s.series_id: pair_rows(s, oof_full[s.m1.meeting_id], oof_live[s.m2.meeting_id], T.FLOOR)
+    # adoptions are listed at the settle threshold training chooses on the whole corpus
+    shown = T.choose_settle_threshold(T.settle_corpus(corpus), oof_full)[0]
+    per_series = {s.series_id: pair_rows(s, oof_full[s.m1.meeting_id], oof_live[s.m2.meeting_id], T.FLOOR, shown)
                   for s in corpus.series}
     accs = {k: dict.fromkeys(KEYS, 0) for k in ("all", "ko", "en", "project")}
     per: dict[str, dict] = {}

@@ -85,3 +85,24 @@ def test_a_missing_extra_series_folder_is_named(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="nowhere"):
         series_folders(PROJECT_SERIES, [tmp_path / "nowhere"])
     assert len(series_folders(PROJECT_SERIES)) == 16  # the project's own series, in a fixed order
+
+
+def test_training_reads_meeting_one_as_the_live_check_does(tmp_path: Path) -> None:
+    """The pair model learns from meeting-1 decisions read as the live check reads them: a
+    proposal adopted by a pro-form agreement ("네 그렇게 하죠.") is listed at the agreement with
+    the proposal's words and values, even where the settle model gives the agreement nothing."""
+    import numpy as np
+
+    from mithub.record.training_data import load_series, prepare
+    from mithub.record.training_pairs import past_decisions
+
+    (series,) = load_series(_project_subset(tmp_path / "series"))[1:]  # ko21
+    assert series.series_id == "ko21"
+    prepare([series.m1], (0,))
+    agreement, proposal = series.m1.turns[57].text, series.m1.turns[56].text
+    assert agreement == "네 그렇게 하죠." and "구십 프로" in proposal
+    lines, past = past_decisions(series, np.zeros(len(series.m1.turns)), floor=0.1, threshold=0.2)
+    view = past[lines.index(57)]
+    assert agreement in view.text and proposal in view.text
+    assert any(v.kind == "percent" and v.number == 90 for v in view.values)
+    assert view.confidence == 0.2  # listed at the threshold users see

@@ -62,6 +62,14 @@ def said_of(decision: Decision) -> str:
     return decision.said or decision.quote
 
 
+def past_view(decision: Decision, vector: np.ndarray, names: Sequence[str], reference: date | None) -> PastDecision:
+    """A decision as the pair model reads it (the live check, and training the same way)."""
+    values = decision_values(decision, names, reference)
+    said = said_of(decision)
+    return PastDecision(decision.id, said, values, vector, key_terms(said), decision.confidence, name_tokens(said),
+                        choice_phrases(said)[0], value_subjects(said, values))
+
+
 class ChangeDetector:
     """Checks the lines of one meeting, in order, against the active decisions of its series."""
 
@@ -108,11 +116,7 @@ class ChangeDetector:
             return
         vectors = np.asarray(self.embedder.embed_documents([said_of(d) for d in active]), dtype=np.float32)
         for decision, vector in zip(active, vectors, strict=True):
-            reference = self._meeting_dates.get(decision.meeting_id)
-            values = decision_values(decision, self.names, reference)
-            said = said_of(decision)
-            self._past.append(PastDecision(decision.id, said, values, vector, key_terms(said), decision.confidence,
-                                           name_tokens(said), choice_phrases(said)[0], value_subjects(said, values)))
+            self._past.append(past_view(decision, vector, self.names, self._meeting_dates.get(decision.meeting_id)))
             self._decisions.append(decision)
 
     def mark_changed(self, decision_id: str) -> None:

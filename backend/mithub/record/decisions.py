@@ -171,17 +171,26 @@ def extract_decisions(meeting_id: str, utterances: Sequence[Utterance], started_
     vectors = np.asarray(embedder.embed_documents([u.text for u in turns]), dtype=np.float32)
     infos = [analyse_turn(u.text, reference=reference, names=names) for u in turns]
     probs = model.probabilities(turns_of(turns), reference=reference, vectors=vectors, infos=infos)
+    return decisions_from(meeting_id, turns, probs, infos, reference, names, threshold=model.threshold,
+                          floor=model.floor)
+
+
+def decisions_from(meeting_id: str, turns: Sequence[Utterance], probs: Sequence[float] | np.ndarray,
+                   infos: Sequence[TurnInfo], reference: date, names: Sequence[str], *, threshold: float,
+                   floor: float) -> list[Decision]:
+    """The decisions listed from each turn's settle probability (`extract_decisions`; training
+    lists them the same way from out-of-fold probabilities)."""
     values = [extract_values(u.text, reference=reference) for u in turns]
     # A proposal adopted by the next speaker is settled: the agreement is listed, at least at
     # the threshold users see (its own probability is low: a bare "그렇게 하죠" names nothing).
     adopted = adoptions(turns, infos)
     probs = np.array(probs, dtype=np.float64)
     for line, proposal in adopted.items():
-        probs[line] = max(probs[line], model.threshold)
+        probs[line] = max(probs[line], threshold)
         values[line] = proposed_values(turns[proposal].text, values[proposal])  # what it settles
     out = []
-    for i in listed_lines(probs, model.floor, values):
+    for i in listed_lines(probs, floor, values):
         start = adopted.get(i, i)  # the subject falls back on the line before what is settled
         out.append(describe(meeting_id, turns[i], turns[start - 1].text if start else "", reference, names, probs[i],
-                            model.threshold, turns[adopted[i]] if i in adopted else None))
+                            threshold, turns[adopted[i]] if i in adopted else None))
     return out

@@ -260,7 +260,7 @@ def train(data: Path, out: Path, cache_dir: Path | None = None, extra: Sequence[
     full = fit_settle(meetings, 2, turn_names(meetings, 2), projection, threshold=threshold)
     live = fit_settle(meetings, 0, turn_names(meetings, 0), projection, threshold=threshold)
     # The pair model: out-of-fold pair probabilities by series, then a fit on every series.
-    per_series = {s.series_id: pair_rows(s, oof_full[s.m1.meeting_id], oof_live[s.m2.meeting_id], FLOOR)
+    per_series = {s.series_id: pair_rows(s, oof_full[s.m1.meeting_id], oof_live[s.m2.meeting_id], FLOOR, threshold)
                   for s in corpus.series}
     pair, pair_grid = fit_change_model(corpus.learning, [s for s in corpus.series if s.series_id in corpus.checked],
                                        per_series)

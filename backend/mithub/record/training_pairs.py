@@ -14,7 +14,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from mithub.context.models import Utterance
 from mithub.learn.estimator import LogisticModel
+from mithub.record.changes import past_view
+from mithub.record.decisions import decisions_from
 from mithub.record.pair_model import (
     PAIR_FEATURES,
     LineView,
@@ -29,8 +32,8 @@ from mithub.record.pair_model import (
     split_values,
     value_subjects,
 )
-from mithub.record.decisions import listed_lines
 from mithub.record.training_data import Meeting, Series
+from mithub.record.turn_features import analyse_turn
 from mithub.record.values import Value, extract_values
 
 
@@ -81,17 +84,31 @@ class SeriesPairs:
         return out
 
 
-def past_decisions(s: Series, p1: np.ndarray, floor: float) -> tuple[list[int], list[PastDecision]]:
+def past_decisions(s: Series, p1: np.ndarray, floor: float, threshold: float) -> tuple[list[int], list[PastDecision]]:
+    """Meeting 1's decisions as the live check reads them: listed from the settle probabilities
+    as `extract_decisions` lists them (a proposal adopted by a pro-form is listed at the
+    agreement, at least at the `threshold` users see, with the proposal's words), each read by
+    `changes.past_view` from the words it rests on."""
     m1 = s.m1
-    lines = listed_lines(p1, floor, meeting_values(m1))
     names = sorted({t.speaker for t in m1.turns})
-    past = []
-    for j in lines:
-        text = m1.turns[j].text
-        values = extract_values(text, reference=m1.reference, names=names)
-        past.append(PastDecision(str(j), text, values, m1.vectors[j], key_terms(text), float(p1[j]), name_tokens(text),
-                                 choice_phrases(text)[0], value_subjects(text, values)))
+    turns = [Utterance(id=i + 1, speaker_id=t.speaker, speaker_name=t.speaker, text=t.text,
+                       absolute_timestamp=m1.started_at) for i, t in enumerate(m1.turns)]
+    infos = m1.infos or [analyse_turn(t.text, reference=m1.reference, names=names) for t in m1.turns]
+    decisions = decisions_from(m1.meeting_id, turns, p1, infos, m1.reference, names, threshold=threshold,
+                               floor=floor)
+    lines = [d.seq - 1 for d in decisions]
+    # a decision's own line is embedded already; an adopted proposal's words are embedded here
+    other = [d.said for d, j in zip(decisions, lines, strict=True) if d.said != " ".join(m1.turns[j].text.split())]
+    embedded = dict(zip(other, _embed(other), strict=True)) if other else {}
+    past = [past_view(d, embedded.get(d.said, m1.vectors[j]), names, m1.reference)
+            for d, j in zip(decisions, lines, strict=True)]
     return lines, past
+
+
+def _embed(texts: list[str]) -> np.ndarray:
+    from mithub.embedders import load_embedder
+
+    return np.asarray(load_embedder().embed_documents(texts), dtype=np.float32)
 
 
 def line_view(s: Series, i: int, p2: np.ndarray) -> LineView:
@@ -108,8 +125,10 @@ def line_view(s: Series, i: int, p2: np.ndarray) -> LineView:
                     called_off=called_off(text))
 
 
-def pair_rows(s: Series, p1: np.ndarray, p2: np.ndarray, floor: float) -> SeriesPairs:
-    lines, past = past_decisions(s, p1, floor)
+def pair_rows(s: Series, p1: np.ndarray, p2: np.ndarray, floor: float, threshold: float) -> SeriesPairs:
+    """The series' pair rows; meeting 1's decisions listed at `floor` (adoptions at least at the
+    settle `threshold`, as `extract_decisions` lists them)."""
+    lines, past = past_decisions(s, p1, floor, threshold)
     gold = sorted(d["index"] for d in s.gold["decisions_m1"])
     positives = {e["index"]: e["refers_to_m1_index"] for e in s.gold["events_m2"]
                  if e["kind"] in ("explicit_change", "implicit_conflict")}
