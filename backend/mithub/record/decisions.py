@@ -102,11 +102,19 @@ def takes_up(speaker: str, line: TurnInfo, proposer: str, proposal: TurnInfo) ->
     return puts_on_table(proposal.text, proposal.values)
 
 
-def adopted_quote(agreement: str, proposer: str, proposal: str, *, cut: bool = True) -> str:
-    """What an adopted proposal is quoted as: "네, 그렇게 하죠. ← 이수민: …9시로 당기면 어떨까요?"
-    (cut for display unless `cut` is False)."""
-    said = f"{agreement} ← {proposer}: {proposal}"
-    return condense(said) if cut else " ".join(said.split())
+def spoken(text: str) -> str:
+    """A line's words as a decision keeps them (`Decision.said`): uncut, spaces collapsed."""
+    return " ".join(text.split())
+
+
+def adopted_words(agreement: str, proposer: str, proposal: str) -> str:
+    """An adopted proposal's words, uncut: "네, 그렇게 하죠. ← 이수민: 오픈을 9시로 당기면 어떨까요?"."""
+    return spoken(f"{agreement} ← {proposer}: {proposal}")
+
+
+def adopted_quote(agreement: str, proposer: str, proposal: str) -> str:
+    """What an adopted proposal is quoted as: "네, 그렇게 하죠. ← 이수민: …9시로 당기면 어떨까요?"."""
+    return condense(adopted_words(agreement, proposer, proposal))
 
 
 def adoptions(turns: Sequence[Utterance], infos: Sequence[TurnInfo]) -> dict[int, int]:
@@ -125,11 +133,10 @@ def describe(meeting_id: str, utterance: Utterance, previous: str, reference: da
         decision = describe(meeting_id, proposal, previous, reference, names, confidence, threshold)
         values = proposed_values(proposal.text, extract_values(proposal.text, reference=reference, names=names))
         value = ", ".join(dict.fromkeys(display_text(v) for v in values if display_text(v))) or decision.value
-        quote = adopted_quote(utterance.text, proposal.speaker_name, proposal.text)
-        said = adopted_quote(utterance.text, proposal.speaker_name, proposal.text, cut=False)
+        said = adopted_words(utterance.text, proposal.speaker_name, proposal.text)
         return decision.model_copy(update={
             "id": f"{meeting_id}#d{utterance.id}", "seq": utterance.id, "speaker": utterance.speaker_name,
-            "time": utterance.absolute_timestamp, "quote": quote, "said": said, "value": value,
+            "time": utterance.absolute_timestamp, "quote": condense(said), "said": said, "value": value,
             "value_type": values[0].kind if values else decision.value_type})
     text = utterance.text
     # Only the value it settles: not the one it turns down or points back at ("22일 말고 8월
@@ -149,7 +156,7 @@ def describe(meeting_id: str, utterance: Utterance, previous: str, reference: da
         id=f"{meeting_id}#d{utterance.id}", meeting_id=meeting_id, seq=utterance.id,
         speaker=utterance.speaker_name, time=utterance.absolute_timestamp,
         subject=subject.strip() or _FILLERS.sub("", text)[:60], value=value, value_type=value_type,
-        quote=condense(text), said=" ".join(text.split()), confidence=round(float(confidence), 4),
+        quote=condense(text), said=spoken(text), confidence=round(float(confidence), 4),
         candidate=bool(confidence < threshold),
     )
 

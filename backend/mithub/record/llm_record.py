@@ -21,7 +21,7 @@ from mithub.errors import LLMError, LLMOutputError
 from mithub.llm import LLMClient
 from mithub.llm.json_output import parse_into
 from mithub.record.dates import resolve_date_expressions
-from mithub.record.decisions import condense
+from mithub.record.decisions import condense, spoken
 from mithub.record.meeting_record import MeetingRecord, extract_record
 from mithub.record.models import ActionItem, Decision, PendingItem
 
@@ -133,7 +133,7 @@ def _accept(record: MeetingRecord, answer: _Answer, by_seq: dict[int, Utterance]
             record.decisions.append(Decision(
                 id=f"{meeting_id}#d{u.id}", meeting_id=meeting_id, seq=u.id, speaker=u.speaker_name,
                 time=u.absolute_timestamp, subject=d.subject.strip()[:200] or d.value.strip()[:200],
-                value=d.value.strip()[:200], quote=condense(u.text), said=" ".join(u.text.split())))
+                value=d.value.strip()[:200], quote=condense(u.text), said=spoken(u.text)))
     for a in answer.action_items:
         u = by_seq.get(a.seq)
         if u is None or not a.task.strip():

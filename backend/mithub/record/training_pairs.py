@@ -17,7 +17,7 @@ import numpy as np
 from mithub.context.models import Utterance
 from mithub.learn.estimator import LogisticModel
 from mithub.record.changes import past_view
-from mithub.record.decisions import decisions_from
+from mithub.record.decisions import decisions_from, spoken
 from mithub.record.pair_model import (
     PAIR_FEATURES,
     LineView,
@@ -98,7 +98,7 @@ def past_decisions(s: Series, p1: np.ndarray, floor: float, threshold: float) ->
                                floor=floor)
     lines = [d.seq - 1 for d in decisions]
     # a decision's own line is embedded already; an adopted proposal's words are embedded here
-    other = [d.said for d, j in zip(decisions, lines, strict=True) if d.said != " ".join(m1.turns[j].text.split())]
+    other = [d.said for d, j in zip(decisions, lines, strict=True) if d.said != spoken(m1.turns[j].text)]
     embedded = dict(zip(other, _embed(other), strict=True)) if other else {}
     past = [past_view(d, embedded.get(d.said, m1.vectors[j]), names, m1.reference)
             for d, j in zip(decisions, lines, strict=True)]
