@@ -54,6 +54,14 @@ def only(text: str, **kwargs):
         ("a million dollars for the fit-out", "amount", 1_000_000),
         ("half a million dollars", "amount", 500_000),
         ("a hundred and twenty", "number", 120),
+        ("a two fifty crawler", "number", 250),  # the hundreds left unsaid
+        ("it's one sixty now", "number", 160),
+        ("back in nineteen ninety-nine", "number", 1999),
+        ("one point five million dollars", "amount", 1_500_000),
+        ("two and a half million dollars", "amount", 2_500_000),
+        ("two and a half weeks", "duration", 17.5),
+        ("twenty five", "number", 25),
+        ("three hundred fifty", "number", 350),
     ],
 )
 def test_numbers_amounts_counts_durations(text: str, kind: str, number: float) -> None:
@@ -142,3 +150,8 @@ def test_a_weekday_that_is_not_the_dates_own_stays_a_value_of_its_own() -> None:
 @pytest.mark.parametrize("text", ["I had a coffee", "an hour or so", "a lot of hundreds"])
 def test_an_article_without_a_scale_word_is_no_number(text: str) -> None:
     assert extract_values(text) == []
+
+
+def test_and_joins_number_words_only_after_a_hundred_or_a_scale() -> None:
+    assert [v.number for v in extract_values("two and three")] == [2, 3]
+    assert [v.number for v in extract_values("two thousand and five hundred")] == [2500]

@@ -47,6 +47,9 @@ _EN_ONES = {
 }
 _EN_SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
 EN_NUMBER_WORDS = frozenset(_EN_ONES) | frozenset(_EN_SCALES) | {"hundred", "point"}
+# "and" joins number words only after a hundred or a scale ("a hundred and twenty"); "two and
+# three" are two numbers.
+_AND_AFTER = frozenset(_EN_SCALES) | {"hundred"}
 _EN_TOKEN = re.compile(
     r"\$?\d{1,2}:\d{2}|\$?\d[\d,]*(?:\.\d+)?(?:%|[kKmMbB]\b)?|[A-Za-z]+(?:['’-][A-Za-z]+)*"
 )
@@ -102,7 +105,9 @@ def is_plain_korean_run(run: str) -> bool:
 
 
 def parse_english_words(words: list[str]) -> float | None:
-    """The value of English number words (["twenty-five", "hundred"] -> 2500)."""
+    """The value of English number words (["twenty-five", "hundred"] -> 2500). A tens word
+    after a smaller number stands for its hundreds, as said aloud ("two fifty" -> 250, "one
+    forty" -> 140, "nineteen ninety-nine" -> 1999); decimals scale ("one point five million")."""
     parts: list[str] = []
     for word in words:
         parts.extend(p for p in word.lower().split("-") if p and p != "and")
@@ -111,12 +116,18 @@ def parse_english_words(words: list[str]) -> float | None:
     total, current = 0.0, 0.0
     for i, part in enumerate(parts):
         if part == "point":
-            digits = [_EN_ONES.get(p) for p in parts[i + 1:]]
+            rest = parts[i + 1:]
+            scale = _EN_SCALES.get(rest[-1], 1) if rest else 1
+            digits = [_EN_ONES.get(p) for p in (rest[:-1] if scale > 1 else rest)]
             if not digits or any(d is None or d > 9 for d in digits):
                 return None
-            return total + current + float("0." + "".join(str(d) for d in digits))
+            return total + (current + float("0." + "".join(str(d) for d in digits))) * scale
         if part in _EN_ONES:
-            current += _EN_ONES[part]
+            value = _EN_ONES[part]
+            if 0 < current < 100 and value >= 10:  # "two fifty": the hundreds left unsaid
+                current = current * 100 + value
+            else:
+                current += value
         elif part == "hundred":
             current = (current or 1) * 100
         elif part in _EN_SCALES:
@@ -158,7 +169,8 @@ def english_number_runs(text: str) -> list[tuple[int, int, float]]:
         # "a hundred thousand", "half a million": the article counts one (a half)
         article = _scaled_article(tokens, i)
         first = j = i + article
-        while j < len(tokens) and _is_number_word(tokens[j].group(0), first=j == first):
+        while j < len(tokens) and _is_number_word(tokens[j].group(0), first=j == first) \
+                and not (tokens[j].group(0).lower() == "and" and tokens[j - 1].group(0).lower() not in _AND_AFTER):
             j += 1
         head = _number_head(token) if j == i else None
         if head is not None:  # "two-year", "three-month": the number before a unit
@@ -166,16 +178,31 @@ def english_number_runs(text: str) -> list[tuple[int, int, float]]:
             i += 1
             continue
         if j > i:
+            if tokens[j - 1].group(0).lower() == "and":  # "a hundred and", the sentence going on
+                j -= 1
+            half = _and_a_half(tokens, j)  # "two and a half (million)"
             words = [t.group(0) for t in tokens[first:j]]
             number = parse_english_words(["one"] + words if article else words)
             if number is not None and article == 2:
                 number /= 2
+            if number is not None and half:
+                scale = _EN_SCALES.get(tokens[j + half - 1].group(0).lower(), 1)
+                number, j = (number + 0.5) * scale, j + half
             if number is not None and (article or words not in (["one"], ["One"])):
                 runs.append((tokens[i].start(), tokens[j - 1].end(), number))
             i = j
         else:
             i += 1
     return runs
+
+
+def _and_a_half(tokens: list[re.Match[str]], j: int) -> int:
+    """Tokens from `j` ("and") that add a half: 3 for "and a half", 4 with a scale word after it
+    ("and a half million"), 0 when they are not there."""
+    words = [t.group(0).lower() for t in tokens[j:j + 4]]
+    if words[:3] != ["and", "a", "half"]:
+        return 0
+    return 4 if len(words) == 4 and words[3] in _EN_SCALES else 3
 
 
 def _scaled_article(tokens: list[re.Match[str]], i: int) -> int:
