@@ -62,6 +62,13 @@ def only(text: str, **kwargs):
         ("two and a half weeks", "duration", 17.5),
         ("twenty five", "number", 25),
         ("three hundred fifty", "number", 350),
+        ("the code is four nine eight oh", "number", 4980),  # said digit by digit
+        ("nine nine nine dollars", "amount", 999),
+        ("room three oh two", "number", 302),
+        ("the art line at forty-two five", "number", 42.5),  # a digit after a compound is its decimal
+        ("we have ninety-nine nine in the contract", "number", 99.9),
+        ("a hundred fifty three nine over the term", "number", 153.9),
+        ("twenty - five hundred hertz", "number", 2500),  # a transcript's spaced hyphen
     ],
 )
 def test_numbers_amounts_counts_durations(text: str, kind: str, number: float) -> None:
@@ -155,3 +162,11 @@ def test_an_article_without_a_scale_word_is_no_number(text: str) -> None:
 def test_and_joins_number_words_only_after_a_hundred_or_a_scale() -> None:
     assert [v.number for v in extract_values("two and three")] == [2, 3]
     assert [v.number for v in extract_values("two thousand and five hundred")] == [2500]
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("seven eight options", ["seven", "eight options"]),  # two digits a step apart: "seven or eight"
+    ("six seven weeks", ["six", "seven weeks"]),
+])
+def test_two_digits_a_step_apart_are_a_loose_range(text: str, said: list[str]) -> None:
+    assert [v.text for v in extract_values(text)] == said

@@ -45,6 +45,7 @@ _EN_ONES = {
     "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
     "seventy": 70, "eighty": 80, "ninety": 90,
 }
+_DIGIT_WORDS = frozenset(w for w, v in _EN_ONES.items() if v < 10)
 _EN_SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
 EN_NUMBER_WORDS = frozenset(_EN_ONES) | frozenset(_EN_SCALES) | {"hundred", "point"}
 # "and" joins number words only after a hundred or a scale ("a hundred and twenty"); "two and
@@ -107,14 +108,22 @@ def is_plain_korean_run(run: str) -> bool:
 def parse_english_words(words: list[str]) -> float | None:
     """The value of English number words (["twenty-five", "hundred"] -> 2500). A tens word
     after a smaller number stands for its hundreds, as said aloud ("two fifty" -> 250, "one
-    forty" -> 140, "nineteen ninety-nine" -> 1999); decimals scale ("one point five million")."""
+    forty" -> 140, "nineteen ninety-nine" -> 1999); decimals scale ("one point five million").
+    Digits said one by one are a digit string ("four nine eight oh" -> 4980), and a digit after
+    a compound is its decimal ("forty-two five" -> 42.5, the thousand left unsaid)."""
     parts: list[str] = []
     for word in words:
         parts.extend(p for p in word.lower().split("-") if p and p != "and")
-    if not parts or parts[0] in {"hundred", "point"} | set(_EN_SCALES):
+    if not parts or parts[0] in {"hundred", "point", "oh"} | set(_EN_SCALES):
         return None
     total, current = 0.0, 0.0
     for i, part in enumerate(parts):
+        if i and _is_digit_word(parts[i - 1], after_digit=i > 1) and _is_digit_word(part, after_digit=True):
+            if all(_is_digit_word(p, after_digit=k > 0) for k, p in enumerate(parts[:i])):
+                current = current * 10 + _EN_ONES.get(part, 0)  # said digit by digit: "four nine eight oh"
+            else:  # a digit after a compound is its decimal: "forty-two five" 42.5 (thousand), "ninety-nine nine"
+                current += _EN_ONES.get(part, 0) / 10
+            continue
         if part == "point":
             rest = parts[i + 1:]
             scale = _EN_SCALES.get(rest[-1], 1) if rest else 1
@@ -169,7 +178,8 @@ def english_number_runs(text: str) -> list[tuple[int, int, float]]:
         # "a hundred thousand", "half a million": the article counts one (a half)
         article = _scaled_article(tokens, i)
         first = j = i + article
-        while j < len(tokens) and _is_number_word(tokens[j].group(0), first=j == first) \
+        while j < len(tokens) and _is_number_word(tokens[j].group(0), first=j == first,
+                                                  before=tokens[j - 1].group(0) if j > first else "") \
                 and not (tokens[j].group(0).lower() == "and" and tokens[j - 1].group(0).lower() not in _AND_AFTER):
             j += 1
         head = _number_head(token) if j == i else None
@@ -182,6 +192,10 @@ def english_number_runs(text: str) -> list[tuple[int, int, float]]:
                 j -= 1
             half = _and_a_half(tokens, j)  # "two and a half (million)"
             words = [t.group(0) for t in tokens[first:j]]
+            if not article and _loose_range(words):
+                runs.extend((t.start(), t.end(), float(_EN_ONES[t.group(0).lower()])) for t in tokens[first:j])
+                i = j
+                continue
             number = parse_english_words(["one"] + words if article else words)
             if number is not None and article == 2:
                 number /= 2
@@ -228,8 +242,22 @@ def _head_value(head: str) -> float:
     return parse_english_words([head]) or 0.0
 
 
-def _is_number_word(token: str, first: bool) -> bool:
+def _is_number_word(token: str, first: bool, before: str = "") -> bool:
     parts = token.lower().split("-")
     if not first and token.lower() == "and":
         return True
+    if token.lower() == "oh":  # a zero only among digits said one by one ("three oh two")
+        return _is_digit_word(before.lower())
     return all(p in EN_NUMBER_WORDS for p in parts)
+
+
+def _is_digit_word(word: str, after_digit: bool = False) -> bool:
+    """"zero" to "nine" ("oh" too after another digit): a number said digit by digit."""
+    return word in _DIGIT_WORDS or (after_digit and word == "oh")
+
+
+def _loose_range(words: list[str]) -> bool:
+    """Two digits a step apart said together, "seven eight people": "seven or eight"."""
+    if len(words) != 2 or not all(w.lower() in _DIGIT_WORDS for w in words):
+        return False
+    return _EN_ONES[words[1].lower()] == _EN_ONES[words[0].lower()] + 1

@@ -157,4 +157,4 @@ def prepare(meetings: Sequence[Meeting], lookaheads: Sequence[int], cache_dir: P
 
 # Bumped when turn_features (or the dates and values it reads) changes, so a cache from
 # older features is not read.
-_FEATURE_VERSION = 21
+_FEATURE_VERSION = 24

@@ -238,7 +238,8 @@ def _with_english_unit(text: str, start: int, end: int, number: float) -> Value:
         return Value("time", text[start:end], start, end, number * 60, "", loose=True)
     for pattern in (_EN_COUNT_NOUN_NEXT, _EN_COUNT_NOUN):  # "two designers", then "3 more designers"
         noun = pattern.match(text, end)
-        if noun is not None and not ({noun.group(1), noun.group(2)} & (ENGLISH_STOPWORDS - _EN_COUNT_ADJECTIVES)):
+        if noun is not None and not ({noun.group(1), noun.group(2)} & (ENGLISH_STOPWORDS - _EN_COUNT_ADJECTIVES)) \
+                and noun.group(1) not in EN_NUMBER_WORDS:  # "seven eight options": the noun is eight's
             return Value("count", text[start:noun.end()], start, noun.end(), number, noun.group(2).rstrip("s"))
     return Value("number", text[start:end], start, end, number)
 
