@@ -106,3 +106,19 @@ def test_training_reads_meeting_one_as_the_live_check_does(tmp_path: Path) -> No
     assert agreement in view.text and proposal in view.text
     assert any(v.kind == "percent" and v.number == 90 for v in view.values)
     assert view.confidence == 0.2  # listed at the threshold users see
+
+
+def test_the_threshold_is_chosen_on_decisions_listed_as_users_see_them(tmp_path: Path) -> None:
+    """The settle threshold is chosen on the lines `extract_decisions` would list: an adopted
+    proposal's agreement counts as listed at any threshold, like the ledger lists it."""
+    import numpy as np
+
+    from mithub.record.training_data import load_series
+    from mithub.record.training_decisions import listed
+
+    (series,) = load_series(_project_subset(tmp_path / "series"))[1:]  # ko21
+    probs = np.zeros(len(series.m1.turns))
+    probs[10] = 0.9
+    at_low, at_high = listed(series.m1, probs, 0.2), listed(series.m1, probs, 0.5)
+    assert at_low == at_high and {10, 57} <= set(at_low)  # 57: "네 그렇게 하죠." after the proposal
+    assert probs[57] == 0.0

@@ -119,8 +119,24 @@ def adopted_quote(agreement: str, proposer: str, proposal: str) -> str:
 
 def adoptions(turns: Sequence[Utterance], infos: Sequence[TurnInfo]) -> dict[int, int]:
     """Each line that adopts the proposal just before it (`takes_up`), with the proposal's line."""
-    return {i: i - 1 for i in range(1, len(turns))
-            if takes_up(turns[i].speaker_name, infos[i], turns[i - 1].speaker_name, infos[i - 1])}
+    return adoptions_by([t.speaker_name for t in turns], infos)
+
+
+def adoptions_by(speakers: Sequence[str], infos: Sequence[TurnInfo]) -> dict[int, int]:
+    """`adoptions` from each line's speaker and analysis (training has no utterances)."""
+    return {i: i - 1 for i in range(1, len(speakers)) if takes_up(speakers[i], infos[i], speakers[i - 1], infos[i - 1])}
+
+
+def with_adoptions(adopted: dict[int, int], texts: Sequence[str], probs: Sequence[float] | np.ndarray,
+                   values: Sequence[list[Value]], threshold: float) -> tuple[np.ndarray, list[list[Value]]]:
+    """A proposal adopted by the next speaker is settled: the agreement is listed, at least at
+    the threshold users see (its own probability is low: a bare "그렇게 하죠" names nothing),
+    with the proposal's values (what it settles)."""
+    lifted, settled = np.array(probs, dtype=np.float64), list(values)
+    for line, proposal in adopted.items():
+        lifted[line] = max(lifted[line], threshold)
+        settled[line] = proposed_values(texts[proposal], values[proposal])
+    return lifted, settled
 
 
 def describe(meeting_id: str, utterance: Utterance, previous: str, reference: date, names: Sequence[str],
@@ -187,14 +203,9 @@ def decisions_from(meeting_id: str, turns: Sequence[Utterance], probs: Sequence[
                    floor: float) -> list[Decision]:
     """The decisions listed from each turn's settle probability (`extract_decisions`; training
     lists them the same way from out-of-fold probabilities)."""
-    values = [extract_values(u.text, reference=reference) for u in turns]
-    # A proposal adopted by the next speaker is settled: the agreement is listed, at least at
-    # the threshold users see (its own probability is low: a bare "그렇게 하죠" names nothing).
     adopted = adoptions(turns, infos)
-    probs = np.array(probs, dtype=np.float64)
-    for line, proposal in adopted.items():
-        probs[line] = max(probs[line], threshold)
-        values[line] = proposed_values(turns[proposal].text, values[proposal])  # what it settles
+    probs, values = with_adoptions(adopted, [u.text for u in turns], probs,
+                                   [extract_values(u.text, reference=reference) for u in turns], threshold)
     out = []
     for i in listed_lines(probs, floor, values):
         start = adopted.get(i, i)  # the subject falls back on the line before what is settled
