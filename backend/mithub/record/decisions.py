@@ -10,7 +10,7 @@ a candidate: stored, shown only on request (`--candidates`).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 
 import numpy as np
@@ -127,15 +127,15 @@ def adoptions_by(speakers: Sequence[str], infos: Sequence[TurnInfo]) -> dict[int
     return {i: i - 1 for i in range(1, len(speakers)) if takes_up(speakers[i], infos[i], speakers[i - 1], infos[i - 1])}
 
 
-def with_adoptions(adopted: dict[int, int], texts: Sequence[str], probs: Sequence[float] | np.ndarray,
+def with_adoptions(adopted: dict[int, int], proposals: Mapping[int, str], probs: Sequence[float] | np.ndarray,
                    values: Sequence[list[Value]], threshold: float) -> tuple[np.ndarray, list[list[Value]]]:
     """A proposal adopted by the next speaker is settled: the agreement is listed, at least at
     the threshold users see (its own probability is low: a bare "그렇게 하죠" names nothing),
-    with the proposal's values (what it settles)."""
+    with the proposal's values (what it settles). `proposals`: each adopted proposal's words."""
     lifted, settled = np.array(probs, dtype=np.float64), list(values)
     for line, proposal in adopted.items():
         lifted[line] = max(lifted[line], threshold)
-        settled[line] = proposed_values(texts[proposal], values[proposal])
+        settled[line] = proposed_values(proposals[proposal], values[proposal])
     return lifted, settled
 
 
@@ -204,7 +204,7 @@ def decisions_from(meeting_id: str, turns: Sequence[Utterance], probs: Sequence[
     """The decisions listed from each turn's settle probability (`extract_decisions`; training
     lists them the same way from out-of-fold probabilities)."""
     adopted = adoptions(turns, infos)
-    probs, values = with_adoptions(adopted, [u.text for u in turns], probs,
+    probs, values = with_adoptions(adopted, {p: turns[p].text for p in adopted.values()}, probs,
                                    [extract_values(u.text, reference=reference) for u in turns], threshold)
     out = []
     for i in listed_lines(probs, floor, values):

@@ -117,13 +117,15 @@ def parse_english_words(words: list[str]) -> float | None:
     if not parts or parts[0] in {"hundred", "point", "oh"} | set(_EN_SCALES):
         return None
     total, current = 0.0, 0.0
+    digit_string = True  # every part so far a digit: "four nine eight oh"
     for i, part in enumerate(parts):
         if i and _is_digit_word(parts[i - 1], after_digit=i > 1) and _is_digit_word(part, after_digit=True):
-            if all(_is_digit_word(p, after_digit=k > 0) for k, p in enumerate(parts[:i])):
-                current = current * 10 + _EN_ONES.get(part, 0)  # said digit by digit: "four nine eight oh"
+            if digit_string:
+                current = current * 10 + _EN_ONES.get(part, 0)
             else:  # a digit after a compound is its decimal: "forty-two five" 42.5 (thousand), "ninety-nine nine"
                 current += _EN_ONES.get(part, 0) / 10
             continue
+        digit_string = digit_string and _is_digit_word(part)
         if part == "point":
             rest = parts[i + 1:]
             scale = _EN_SCALES.get(rest[-1], 1) if rest else 1

@@ -36,8 +36,8 @@ from mithub.record.settle_model import (
 )
 from mithub.record.training_data import PROJECT_SERIES, Meeting, Series, load_real, load_series, prepare
 from mithub.record.decisions import adoptions_by, listed_lines, with_adoptions
-from mithub.record.training_pairs import meeting_values, pair_rows, snap
-from mithub.record.turn_features import analyse_turn, vectorize
+from mithub.record.training_pairs import meeting_infos, meeting_values, pair_rows, snap
+from mithub.record.turn_features import vectorize
 
 # Chosen by leave-one-series-out cross-validation (benchmarks/record_decisions.py prints the grid).
 EMBED_DIMS = 16
@@ -133,8 +133,9 @@ def out_of_fold_settle(meetings: Sequence[Meeting], lookahead: int, k: int = EMB
 def listed(m: Meeting, probs: np.ndarray, threshold: float) -> list[int]:
     """Lines listed as decisions at `threshold`, as `extract_decisions` lists them (a proposal
     adopted by a pro-form is listed at the agreement, with the proposal's values)."""
-    lifted, values = with_adoptions(meeting_adoptions(m), [t.text for t in m.turns], probs, meeting_values(m),
-                                    threshold)
+    adopted = meeting_adoptions(m)
+    lifted, values = with_adoptions(adopted, {p: m.turns[p].text for p in adopted.values()}, probs,
+                                    meeting_values(m), threshold)
     return listed_lines(lifted, threshold, values)
 
 
@@ -142,10 +143,7 @@ def meeting_adoptions(m: Meeting) -> dict[int, int]:
     """The meeting's adopted proposals (`decisions.adoptions`), found once per meeting."""
     cached = getattr(m, "_adoptions", None)
     if cached is None:
-        if not m.infos:  # read from the feature cache: analysed here once, for listing pairs too
-            names = sorted({t.speaker for t in m.turns})
-            m.infos = [analyse_turn(t.text, reference=m.reference, names=names) for t in m.turns]
-        cached = adoptions_by([t.speaker for t in m.turns], m.infos)
+        cached = adoptions_by([t.speaker for t in m.turns], meeting_infos(m))
         m._adoptions = cached  # type: ignore[attr-defined]
     return cached
 

@@ -33,7 +33,7 @@ from mithub.record.pair_model import (
     value_subjects,
 )
 from mithub.record.training_data import Meeting, Series
-from mithub.record.turn_features import analyse_turn
+from mithub.record.turn_features import TurnInfo, analyse_turn
 from mithub.record.values import Value, extract_values
 
 
@@ -46,6 +46,15 @@ def snap(gold_lines: Sequence[int], line: int | None) -> int | None:
     if abs(ordered[0] - line) > 2 or (len(ordered) > 1 and abs(ordered[1] - line) == abs(ordered[0] - line)):
         return None
     return ordered[0]
+
+
+def meeting_infos(m: Meeting) -> list[TurnInfo]:
+    """Each turn's analysis: kept from `prepare`, or made once here when the features came from
+    the cache (which holds the feature rows, not the analyses)."""
+    if not m.infos:
+        names = sorted({t.speaker for t in m.turns})
+        m.infos = [analyse_turn(t.text, reference=m.reference, names=names) for t in m.turns]
+    return m.infos
 
 
 def meeting_values(m: Meeting) -> list[list[Value]]:
@@ -93,9 +102,8 @@ def past_decisions(s: Series, p1: np.ndarray, floor: float, threshold: float) ->
     names = sorted({t.speaker for t in m1.turns})
     turns = [Utterance(id=i + 1, speaker_id=t.speaker, speaker_name=t.speaker, text=t.text,
                        absolute_timestamp=m1.started_at) for i, t in enumerate(m1.turns)]
-    infos = m1.infos or [analyse_turn(t.text, reference=m1.reference, names=names) for t in m1.turns]
-    decisions = decisions_from(m1.meeting_id, turns, p1, infos, m1.reference, names, threshold=threshold,
-                               floor=floor)
+    decisions = decisions_from(m1.meeting_id, turns, p1, meeting_infos(m1), m1.reference, names,
+                               threshold=threshold, floor=floor)
     lines = [d.seq - 1 for d in decisions]
     # a decision's own line is embedded already; an adopted proposal's words are embedded here
     other = [d.said for d, j in zip(decisions, lines, strict=True) if d.said != spoken(m1.turns[j].text)]
