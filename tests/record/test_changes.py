@@ -5,6 +5,7 @@ LLM's veto and the no-second-change rule keep their place."""
 
 from datetime import date, datetime, timedelta, timezone
 
+import numpy as np
 import pytest
 
 from mithub.context.models import Utterance
@@ -283,6 +284,29 @@ def test_demo_series_changes_match_its_facts(embedder) -> None:
             found[u.id] = (change.kind, change.past.seq)
     expected = {c["seq"]: (c["kind"], c["meeting1_seq"]) for c in facts["changes"]}
     assert found == expected
+
+
+def test_the_live_check_judges_a_line_as_the_meeting_so_far_does(embedder) -> None:
+    """The check reads only a window of the last lines (`changes.HISTORY`): each line's live settle
+    probability must still be the one the live model gives it over the whole meeting so far, as
+    training computed it. A feature reading further back than the window, or a running figure of
+    the whole meeting the window would drop, fails here."""
+    import json
+    from pathlib import Path
+
+    from mithub.record.settle_model import settle_model
+    from mithub.record.turn_features import turns_of
+
+    folder = Path(__file__).resolve().parents[2] / "examples" / "meetings"
+    facts = json.loads((folder / "ko_product_planning_2.facts.json").read_text(encoding="utf-8"))
+    started = datetime.fromisoformat(facts["started_at"])
+    lines = _sample(folder, "ko_product_planning_2", started)[:40]
+    checker = ChangeDetector(embedder, ledger(KO_DECISIONS, "최민호"), meeting_id="demo-2", started_at=started,
+                             names=sorted({u.speaker_name for u in lines}))
+    live = [checker._remember(u)[0] for u in lines]
+    vectors = np.asarray(embedder.embed_documents([u.text for u in lines]), dtype=np.float32)
+    whole = settle_model(live=True).probabilities(turns_of(lines), reference=started.date(), vectors=vectors)
+    assert live == pytest.approx(list(whole), abs=1e-4)
 
 
 @pytest.mark.parametrize(("text", "new", "old"), [
