@@ -122,3 +122,31 @@ def test_the_threshold_is_chosen_on_decisions_listed_as_users_see_them(tmp_path:
     at_low, at_high = listed(series.m1, probs, 0.2), listed(series.m1, probs, 0.5)
     assert at_low == at_high and {10, 57} <= set(at_low)  # 57: "네 그렇게 하죠." after the proposal
     assert probs[57] == 0.0
+
+
+def test_the_feature_rows_come_from_the_code_the_cache_key_reads() -> None:
+    """The cache key digests `turn_features` and every mithub module it imports: the values,
+    numbers, dates and stance it reads, not the pair model (whose features are made fresh)."""
+    from mithub.record.training_data import feature_sources
+
+    names = {"/".join(p.parts[-2:]) for p in feature_sources()}
+    assert {"record/turn_features.py", "record/values.py", "record/numbers.py", "record/dates.py",
+            "record/stance.py", "text/korean.py"} <= names
+    assert "record/pair_model.py" not in names and "record/training_decisions.py" not in names
+
+
+def test_cached_rows_are_read_back_only_for_the_same_feature_code(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+    """Rows cached by one version of the feature code are never read by another: an edit that
+    forgets `_FEATURE_VERSION` computes the rows again instead of fitting on stale ones."""
+    from mithub.record import training_data
+    from mithub.record.training_data import load_series, prepare
+
+    (series,) = load_series(_project_subset(tmp_path / "series"))[1:]  # ko21
+    cache = tmp_path / "cache"
+    prepare([series.m1], (0,), cache)
+    rows = series.m1.rows[0]
+    prepare([series.m1], (0,), cache)
+    assert len(list(cache.glob("*.json"))) == 1 and series.m1.rows[0] == rows  # read back
+    monkeypatch.setattr(training_data, "features_digest", lambda: "edited")
+    prepare([series.m1], (0,), cache)
+    assert len(list(cache.glob("*.json"))) == 2  # another key: computed again

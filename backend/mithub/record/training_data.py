@@ -17,6 +17,7 @@ Each meeting's turn analyses and embeddings are computed once per process (and c
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 from collections.abc import Sequence
@@ -132,9 +133,10 @@ def prepare(meetings: Sequence[Meeting], lookaheads: Sequence[int], cache_dir: P
     from mithub.embedders import load_embedder
 
     embedder = None
+    sources = features_digest() if cache_dir is not None else ""
     for m in meetings:
         key = hashlib.sha256(json.dumps([m.meeting_id, m.started_at.isoformat(), [(t.speaker, t.text) for t in m.turns],
-                                         sorted(lookaheads), _FEATURE_VERSION]).encode()).hexdigest()[:20]
+                                         sorted(lookaheads), _FEATURE_VERSION, sources]).encode()).hexdigest()[:20]
         cached = cache_dir / f"{m.meeting_id}-{key}" if cache_dir is not None else None
         if cached is not None and (cached.with_suffix(".json")).is_file():
             data = json.loads(cached.with_suffix(".json").read_text(encoding="utf-8"))
@@ -156,5 +158,35 @@ def prepare(meetings: Sequence[Meeting], lookaheads: Sequence[int], cache_dir: P
 
 
 # Bumped when turn_features (or the dates and values it reads) changes, so a cache from
-# older features is not read.
+# older features is not read. The cache key also holds `features_digest()`, so an edit that
+# forgets the bump (or a scratch branch that reuses a number) reads no stale rows either.
 _FEATURE_VERSION = 24
+
+
+def feature_sources() -> list[Path]:
+    """The package's modules the feature rows are computed from: `turn_features` and every
+    mithub module it imports, transitively (read from their import statements)."""
+    package = Path(__file__).resolve().parents[1]  # mithub/
+    found: dict[str, Path] = {}
+    todo = ["mithub.record.turn_features"]
+    while todo:
+        name = todo.pop()
+        base = package.joinpath(*name.split(".")[1:])
+        path = base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
+        if name in found or not path.is_file():
+            continue  # a name imported from a module ("from mithub.text import has_hangul")
+        found[name] = path
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("mithub"):
+                todo += [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+            elif isinstance(node, ast.Import):
+                todo += [alias.name for alias in node.names if alias.name.startswith("mithub")]
+    return sorted(found.values())
+
+
+def features_digest() -> str:
+    """A digest of `feature_sources()`: any edit to the code the features come from."""
+    digest = hashlib.sha256()
+    for path in feature_sources():
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
