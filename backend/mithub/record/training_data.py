@@ -157,9 +157,9 @@ def prepare(meetings: Sequence[Meeting], lookaheads: Sequence[int], cache_dir: P
             np.save(cached.with_suffix(".npy"), m.vectors)
 
 
-# Bumped when turn_features (or the dates and values it reads) changes, so a cache from
-# older features is not read. The cache key also holds `features_digest()`, so an edit that
-# forgets the bump (or a scratch branch that reuses a number) reads no stale rows either.
+# The cache key holds `features_digest()`, so any edit to the code the rows come from reads no
+# stale rows. Bump this for what the digest cannot see: how `prepare` itself builds the rows,
+# or the model behind the default embedder (`embedders.factory`).
 _FEATURE_VERSION = 24
 
 
