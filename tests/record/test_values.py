@@ -4,6 +4,7 @@ from datetime import date
 
 import pytest
 
+from mithub.record.pair_model import split_values
 from mithub.record.values import extract_values, names_match, values_agree
 
 MEETING = date(2026, 5, 13)
@@ -65,6 +66,8 @@ def only(text: str, **kwargs):
         ("the code is four nine eight oh", "number", 4980),  # said digit by digit
         ("nine nine nine dollars", "amount", 999),
         ("room three oh two", "number", 302),
+        ("the flight lands at nineteen oh five", "number", 1905),  # "oh" after a number from ten to 99
+        ("it opened in twenty oh one", "number", 2001),
         ("the art line at forty-two five", "number", 42.5),  # a digit after a compound is its decimal
         ("we have ninety-nine nine in the contract", "number", 99.9),
         ("a hundred fifty three nine over the term", "number", 153.9),
@@ -170,3 +173,46 @@ def test_and_joins_number_words_only_after_a_hundred_or_a_scale() -> None:
 ])
 def test_two_digits_a_step_apart_are_a_loose_range(text: str, said: list[str]) -> None:
     assert [v.text for v in extract_values(text)] == said
+
+
+@pytest.mark.parametrize(("text", "kind", "said", "number"), [
+    ("배송은 3,4일 걸려요.", "duration", "3,4일", 4),  # a comma before one digit groups no thousands
+    ("2,3명 더 필요해요", "count", "2,3명", 3),
+    ("2~3명 더 필요해요", "count", "2~3명", 3),
+    ("2-3명이면 돼요", "count", "2-3명", 3),
+    ("It takes 3-4 weeks", "duration", "3-4 weeks", 28),
+    ("two or three days", "duration", "two or three days", 3),
+    ("four to six weeks", "duration", "four to six weeks", 42),
+])
+def test_a_range_is_one_value_and_an_estimate(text: str, kind: str, said: str, number: float) -> None:
+    value = only(text)
+    assert (value.kind, value.text, value.approx) == (kind, said, True)
+    assert value.number == pytest.approx(number)
+    assert split_values(text, [value]) == ([], [])  # an estimate is no settled value, nor an old one
+
+
+@pytest.mark.parametrize(("text", "numbers"), [
+    ("예산은 3,400만 원입니다.", [34_000_000]),  # three digits after the comma: thousands
+    ("1,000,000원", [1_000_000]),
+    ("we cut it from four to six weeks", [4, 42]),  # "from … to" moves a value: no range
+    ("우리 팀 2명, 저쪽 3명", [2, 3]),  # two values with their units: no range
+    ("시니어 둘에 주니어 하나, 세 자리로", [2, 1, 3]),  # Korean numerals said in words: one, then three
+])
+def test_what_is_not_a_range(text: str, numbers: list[float]) -> None:
+    values = extract_values(text)
+    assert [v.number for v in values] == numbers
+    assert not any(v.approx for v in values)
+
+
+@pytest.mark.parametrize(("text", "numbers"), [
+    ("We are at twenty oh and then", [20]),  # no digit after the "oh": no year or time
+    ("it was twenty, oh well", [20]),
+    ("nineteen oh five", [1905]),
+    ("room three oh two", [302]),
+])
+def test_oh_is_a_zero_only_before_a_digit(text: str, numbers: list[float]) -> None:
+    assert [v.number for v in extract_values(text)] == numbers
+
+
+def test_days_it_takes_are_a_duration() -> None:
+    assert [(v.kind, v.number) for v in extract_values("4일 걸려요")] == [("duration", 4)]

@@ -19,8 +19,9 @@ _KO_CHARS = "영공일이삼사오육륙칠팔구" + _UNIT_CHARS
 # A run of digits and Sino-Korean numerals. A space may continue it only after a big unit
 # ("2억 4천만"), and only into a group that carries a unit or digits, so "1억 이번 주" stops.
 KOREAN_NUMBER = re.compile(
-    rf"(?<![가-힣\d.,A-Za-z\-])(?:\d[\d,]*(?:\.\d+)?|[{_KO_CHARS}])"
-    rf"(?:\d|,(?=\d)|\.(?=\d)|[{_KO_CHARS}]|(?<=[만억조]) (?=\d|[일이삼사오육칠팔구]?[{_UNIT_CHARS}]))*"
+    # a comma groups thousands only before three digits: "3,400만" is one number, "3,4일" two (3 or 4 days)
+    rf"(?<![가-힣\d.A-Za-z])(?<![^\d]-)(?<!\d\d,)(?<!\d\d\d,)(?:\d+(?:,\d{{3}}(?!\d))*(?:\.\d+)?|[{_KO_CHARS}])"
+    rf"(?:\d|,(?=\d{{3}}(?!\d))|\.(?=\d)|[{_KO_CHARS}]|(?<=[만억조]) (?=\d|[일이삼사오육칠팔구]?[{_UNIT_CHARS}]))*"
 )
 
 # Native Korean numerals: "세 명", "두 대", "열두 명", "시니어 둘".
@@ -118,7 +119,18 @@ def parse_english_words(words: list[str]) -> float | None:
         return None
     total, current = 0.0, 0.0
     digit_string = True  # every part so far a digit: "four nine eight oh"
+    hundreds_oh = False  # "nineteen oh five": the digit after "oh" is the last of four
     for i, part in enumerate(parts):
+        if part == "oh" and 10 <= current < 100 and not digit_string and i + 1 < len(parts) \
+                and parts[i + 1] in _DIGIT_WORDS and parts[i + 1] != "oh":
+            current, hundreds_oh = current * 100, True
+            continue
+        if hundreds_oh:
+            if part not in _DIGIT_WORDS:
+                return None
+            current += _EN_ONES.get(part, 0)
+            hundreds_oh = False
+            continue
         if i and _is_digit_word(parts[i - 1], after_digit=i > 1) and _is_digit_word(part, after_digit=True):
             if digit_string:
                 current = current * 10 + _EN_ONES.get(part, 0)
@@ -184,6 +196,9 @@ def english_number_runs(text: str) -> list[tuple[int, int, float]]:
                                                   before=tokens[j - 1].group(0) if j > first else "") \
                 and not (tokens[j].group(0).lower() == "and" and tokens[j - 1].group(0).lower() not in _AND_AFTER):
             j += 1
+        while j - first >= 2 and tokens[j - 1].group(0).lower() == "oh" \
+                and not _is_digit_word(tokens[j - 2].group(0).lower()):
+            j -= 1  # "twenty oh" with no digit after: the "oh" is no zero ("it was twenty, oh well")
         head = _number_head(token) if j == i else None
         if head is not None:  # "two-year", "three-month": the number before a unit
             runs.append((tokens[i].start(), tokens[i].start() + len(head), _head_value(head)))
@@ -248,8 +263,11 @@ def _is_number_word(token: str, first: bool, before: str = "") -> bool:
     parts = token.lower().split("-")
     if not first and token.lower() == "and":
         return True
-    if token.lower() == "oh":  # a zero only among digits said one by one ("three oh two")
-        return _is_digit_word(before.lower())
+    if token.lower() == "oh":  # a zero among digits said one by one ("three oh two"), or after
+        # a number from ten to ninety-nine, as a time or a year is said ("nineteen oh five")
+        value = _EN_ONES.get(before.lower().split("-")[-1], -1) if before else -1
+        return _is_digit_word(before.lower()) or (before.lower() in _EN_ONES and 10 <= value <= 99) or \
+            (len(before.split("-")) == 2 and all(p in _EN_ONES for p in before.lower().split("-")))
     return all(p in EN_NUMBER_WORDS for p in parts)
 
 

@@ -322,7 +322,7 @@ def split_values(text: str, values: Sequence[Value]) -> tuple[list[Value], list[
                 continue
             if v.kind == "date" and not _NAMES_A_DAY.search(v.text) and reports_past(sentence):
                 continue
-            local = Value(v.kind, v.text, v.start - start, v.end - start, v.number, v.unit, v.loose)
+            local = replace(v, start=v.start - start, end=v.end - start)
             if off or clause_points_back(sentence, local.end) or value_is_rejected(sentence, local):
                 old.append(v)
             elif not clause_is_conditional(sentence, local.end) and not is_approximate(sentence, local):

@@ -214,6 +214,8 @@ _EN_APPROX_BEFORE = re.compile(r"\b(?:about|around|roughly|approximately|maybe|a
 
 def is_approximate(sentence: str, value: Value) -> bool:
     """An estimate rather than a settled value: "한 300 정도", "about 40 percent"."""
+    if value.approx:  # a range: "2~3명", "two or three days"
+        return True
     before = sentence[max(0, value.start - 12):value.start]
     if _APPROX_AFTER.match(sentence, value.end):
         return True

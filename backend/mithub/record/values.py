@@ -44,6 +44,7 @@ class Value:
     number: float | None = None
     unit: str = ""
     loose: bool = False  # a date said without its month, a time without am/pm
+    approx: bool = False  # a range said as an estimate ("2~3명", "3,4일", "two or three days")
 
     @property
     def canonical(self) -> str:
@@ -55,7 +56,7 @@ class Value:
 
 # ---------------------------------------------------------------- Korean
 # "90일 보관", "30일 이내": days as a span, not a day of the month.
-_KO_DAY_SPAN = re.compile(r"\s?일(?=\s?(?:간|동안|이내|안에|후|뒤|보관|경과|지난|지나|치|씩|마다))")
+_KO_DAY_SPAN = re.compile(r"\s?일(?=\s?(?:간|동안|이내|안에|후|뒤|보관|경과|지난|지나|치|씩|마다|걸))")
 _KO_LOOSE_DAY = re.compile(
     r"\s?일(?:로|에(?!서)|까지|부터|자|\s?(?:월|화|수|목|금|토|일)요일|\s(?!정도|동안|걸|간|이상|이하|내|만에)[가-힣])"
 )
@@ -319,9 +320,40 @@ def extract_values(text: str, *, reference: date | None = None, names: Iterable[
     else:
         numeric = _english_number_values(text)
     numeric = [v for v in numeric if not any(d.start < v.end and v.start < d.end for d in dates)]
+    numeric = _ranges(text, sorted(numeric, key=lambda v: v.start))
     persons = _person_values(text, names)
     found = _drop_overlaps(dates + numeric + persons + _thing_names(text, persons))
     return _weekdays_in_apposition(text, sorted(found, key=lambda v: v.start))
+
+
+# Between the two ends of a range: "2~3명", "2-3명", "3,4일" (a comma before fewer than three
+# digits groups no thousands), "two or three days".
+_RANGE_SEPARATOR = re.compile(r"\s?(?:~|-|–|,)\s?|\s(?:or|to)\s", re.IGNORECASE)
+
+
+def _ranges(text: str, values: list[Value]) -> list[Value]:
+    """A bare number, a range separator and a value with its unit are one value, an estimate
+    (`approx`): its number is the upper end, its kind and unit the second's. Korean ranges are
+    written in digits ("2~3명"; said, they are one word: "두세 명"), so "주니어 하나, 세 자리" stays
+    one and three. English "to" is a range only without a "from" before it ("from four to six
+    weeks" moves a value)."""
+    out: list[Value] = []
+    i = 0
+    while i < len(values):
+        a = values[i]
+        b = values[i + 1] if i + 1 < len(values) else None
+        sep = _RANGE_SEPARATOR.fullmatch(text, a.end, b.start) if b is not None else None
+        korean_words = re.search(r"[가-힣]", a.text) is not None  # "하나, 세 자리" is one and three
+        if b is not None and sep is not None and a.kind == "number" and b.kind in NUMERIC_KINDS - {"number", "time"} \
+                and not korean_words \
+                and a.number is not None and b.number is not None and 0 <= a.number < 100 \
+                and not (sep.group(0).strip().lower() == "to" and re.search(r"\bfrom\s+$", text[:a.start], re.I)):
+            out.append(Value(b.kind, text[a.start:b.end], a.start, b.end, b.number, b.unit, approx=True))
+            i += 2
+            continue
+        out.append(a)
+        i += 1
+    return out
 
 
 _WEEKDAY_ONLY = re.compile(rf"[{KO_WEEKDAYS}]요일|{'|'.join(EN_WEEKDAYS)}", re.IGNORECASE)
