@@ -196,7 +196,8 @@ def test_a_range_is_one_value_and_an_estimate(text: str, kind: str, said: str, n
     ("1,000,000원", [1_000_000]),
     ("we cut it from four to six weeks", [4, 42]),  # "from … to" moves a value: no range
     ("우리 팀 2명, 저쪽 3명", [2, 3]),  # two values with their units: no range
-    ("시니어 둘에 주니어 하나, 세 자리로", [2, 1, 3]),  # Korean numerals said in words: one, then three
+    ("시니어 둘에 주니어 하나, 세 자리로", [2, 1, 3]),
+    ("전화번호 010-1234-5678로 연락 주세요", [10]),  # a hyphenated digit string is one token  # Korean numerals said in words: one, then three
 ])
 def test_what_is_not_a_range(text: str, numbers: list[float]) -> None:
     values = extract_values(text)

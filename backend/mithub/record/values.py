@@ -321,6 +321,8 @@ def extract_values(text: str, *, reference: date | None = None, names: Iterable[
         numeric = _english_number_values(text)
     numeric = [v for v in numeric if not any(d.start < v.end and v.start < d.end for d in dates)]
     numeric = _ranges(text, sorted(numeric, key=lambda v: v.start))
+    # the later parts of a hyphenated digit string ("2026-05-04", "010-1234-5678") are no values
+    numeric = [v for v in numeric if not (v.kind == "number" and _AFTER_DIGIT_HYPHEN.search(text, 0, v.start))]
     persons = _person_values(text, names)
     found = _drop_overlaps(dates + numeric + persons + _thing_names(text, persons))
     return _weekdays_in_apposition(text, sorted(found, key=lambda v: v.start))
@@ -329,6 +331,9 @@ def extract_values(text: str, *, reference: date | None = None, names: Iterable[
 # Between the two ends of a range: "2~3명", "2-3명", "3,4일" (a comma before fewer than three
 # digits groups no thousands), "two or three days".
 _RANGE_SEPARATOR = re.compile(r"\s?(?:~|-|–|,)\s?|\s(?:or|to)\s", re.IGNORECASE)
+
+
+_AFTER_DIGIT_HYPHEN = re.compile(r"\d[-–]$")
 
 
 def _ranges(text: str, values: list[Value]) -> list[Value]:
