@@ -180,6 +180,7 @@ def test_two_digits_a_step_apart_are_a_loose_range(text: str, said: list[str]) -
     ("2,3명 더 필요해요", "count", "2,3명", 3),
     ("2~3명 더 필요해요", "count", "2~3명", 3),
     ("2-3명이면 돼요", "count", "2-3명", 3),
+    ("150-200명 규모로", "count", "150-200명", 200),
     ("It takes 3-4 weeks", "duration", "3-4 weeks", 28),
     ("two or three days", "duration", "two or three days", 3),
     ("four to six weeks", "duration", "four to six weeks", 42),
@@ -197,6 +198,7 @@ def test_a_range_is_one_value_and_an_estimate(text: str, kind: str, said: str, n
     ("we cut it from four to six weeks", [4, 42]),  # "from … to" moves a value: no range
     ("우리 팀 2명, 저쪽 3명", [2, 3]),  # two values with their units: no range
     ("시니어 둘에 주니어 하나, 세 자리로", [2, 1, 3]),
+    ("2026, 3명", [2026, 3]),  # a range rises
     ("전화번호 010-1234-5678로 연락 주세요", [10]),  # a hyphenated digit string is one token  # Korean numerals said in words: one, then three
 ])
 def test_what_is_not_a_range(text: str, numbers: list[float]) -> None:

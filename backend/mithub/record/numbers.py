@@ -265,9 +265,9 @@ def _is_number_word(token: str, first: bool, before: str = "") -> bool:
         return True
     if token.lower() == "oh":  # a zero among digits said one by one ("three oh two"), or after
         # a number from ten to ninety-nine, as a time or a year is said ("nineteen oh five")
-        value = _EN_ONES.get(before.lower().split("-")[-1], -1) if before else -1
-        return _is_digit_word(before.lower()) or (before.lower() in _EN_ONES and 10 <= value <= 99) or \
-            (len(before.split("-")) == 2 and all(p in _EN_ONES for p in before.lower().split("-")))
+        said = before.lower().split("-")
+        tens = all(p in _EN_ONES for p in said) and 10 <= sum(_EN_ONES[p] for p in said) <= 99
+        return _is_digit_word(before.lower()) or tens
     return all(p in EN_NUMBER_WORDS for p in parts)
 
 

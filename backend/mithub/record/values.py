@@ -321,8 +321,6 @@ def extract_values(text: str, *, reference: date | None = None, names: Iterable[
         numeric = _english_number_values(text)
     numeric = [v for v in numeric if not any(d.start < v.end and v.start < d.end for d in dates)]
     numeric = _ranges(text, sorted(numeric, key=lambda v: v.start))
-    # the later parts of a hyphenated digit string ("2026-05-04", "010-1234-5678") are no values
-    numeric = [v for v in numeric if not (v.kind == "number" and _AFTER_DIGIT_HYPHEN.search(text, 0, v.start))]
     persons = _person_values(text, names)
     found = _drop_overlaps(dates + numeric + persons + _thing_names(text, persons))
     return _weekdays_in_apposition(text, sorted(found, key=lambda v: v.start))
@@ -331,9 +329,14 @@ def extract_values(text: str, *, reference: date | None = None, names: Iterable[
 # Between the two ends of a range: "2~3명", "2-3명", "3,4일" (a comma before fewer than three
 # digits groups no thousands), "two or three days".
 _RANGE_SEPARATOR = re.compile(r"\s?(?:~|-|–|,)\s?|\s(?:or|to)\s", re.IGNORECASE)
-
-
 _AFTER_DIGIT_HYPHEN = re.compile(r"\d[-–]$")
+_LEADING_DIGITS = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _rises(low: Value, high: Value) -> bool:
+    """The second end of a range written in digits is the larger ("150-200명"; not "2026, 3명")."""
+    said = _LEADING_DIGITS.match(high.text)
+    return said is None or low.number is None or low.number < float(said.group(0))
 
 
 def _ranges(text: str, values: list[Value]) -> list[Value]:
@@ -341,7 +344,8 @@ def _ranges(text: str, values: list[Value]) -> list[Value]:
     (`approx`): its number is the upper end, its kind and unit the second's. Korean ranges are
     written in digits ("2~3명"; said, they are one word: "두세 명"), so "주니어 하나, 세 자리" stays
     one and three. English "to" is a range only without a "from" before it ("from four to six
-    weeks" moves a value)."""
+    weeks" moves a value). The other bare numbers after a digit and a hyphen are the later parts
+    of one digit string ("2026-05-04", "010-1234-5678"), no values."""
     out: list[Value] = []
     i = 0
     while i < len(values):
@@ -351,12 +355,13 @@ def _ranges(text: str, values: list[Value]) -> list[Value]:
         korean_words = re.search(r"[가-힣]", a.text) is not None  # "하나, 세 자리" is one and three
         if b is not None and sep is not None and a.kind == "number" and b.kind in NUMERIC_KINDS - {"number", "time"} \
                 and not korean_words \
-                and a.number is not None and b.number is not None and 0 <= a.number < 100 \
+                and a.number is not None and b.number is not None and _rises(a, b) \
                 and not (sep.group(0).strip().lower() == "to" and re.search(r"\bfrom\s+$", text[:a.start], re.I)):
             out.append(Value(b.kind, text[a.start:b.end], a.start, b.end, b.number, b.unit, approx=True))
             i += 2
             continue
-        out.append(a)
+        if not (a.kind == "number" and _AFTER_DIGIT_HYPHEN.search(text, 0, a.start)):
+            out.append(a)
         i += 1
     return out
 
