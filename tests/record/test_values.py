@@ -183,6 +183,9 @@ def test_two_digits_a_step_apart_are_a_loose_range(text: str, said: list[str]) -
     ("150-200명 규모로", "count", "150-200명", 200),
     ("It takes 3-4 weeks", "duration", "3-4 weeks", 28),
     ("two or three days", "duration", "two or three days", 3),
+    ("하루에 한두 번 정도 있었어요", "count", "한두 번", 2),  # two native numerals said as one word
+    ("길어야 두세 달.", "duration", "두세 달", 3 * 30.4375),
+    ("서너 명 더 필요해요", "count", "서너 명", 4),
     ("four to six weeks", "duration", "four to six weeks", 42),
 ])
 def test_a_range_is_one_value_and_an_estimate(text: str, kind: str, said: str, number: float) -> None:
@@ -199,6 +202,7 @@ def test_a_range_is_one_value_and_an_estimate(text: str, kind: str, said: str, n
     ("우리 팀 2명, 저쪽 3명", [2, 3]),  # two values with their units: no range
     ("시니어 둘에 주니어 하나, 세 자리로", [2, 1, 3]),
     ("2026, 3명", [2026, 3]),  # a range rises
+    ("한도는 그대로 두세요", []),  # a verb, not a range
     ("전화번호 010-1234-5678로 연락 주세요", [10]),  # a hyphenated digit string is one token  # Korean numerals said in words: one, then three
 ])
 def test_what_is_not_a_range(text: str, numbers: list[float]) -> None:

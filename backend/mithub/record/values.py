@@ -181,8 +181,20 @@ def _with_korean_suffix(text: str, start: int, end: int, number: float) -> Value
     return Value("number", text[start:end], start, end, number)
 
 
+# Two native numerals said as one word, a range ("한두 번", "두세 달", "서너 명"): its upper end.
+_NATIVE_RANGES = {"한두": 2, "두세": 3, "두서너": 4, "서너": 4, "너덧": 5, "네댓": 5, "대여섯": 6, "예닐곱": 7}
+_KO_NATIVE_RANGE = re.compile(
+    r"(?<![가-힣])(" + "|".join(sorted(_NATIVE_RANGES, key=len, reverse=True)) + r")\s?"
+    r"(명|사람|분|대|개|곳|군데|자리|번|회|달|해|시간|주)(?=[\s,.?!…]|$|[이가은는을를에의도로으만까와과씩째])"
+)
+
+
 def _korean_native_values(text: str) -> list[Value]:
     values = []
+    for match in _KO_NATIVE_RANGE.finditer(text):  # an estimate (`Value.approx`), as "2~3명" is
+        kind, unit, scale = _NATIVE_COUNTERS[match.group(2)]
+        values.append(Value(kind, match.group(0), match.start(), match.end(),  # type: ignore[arg-type]
+                            float(_NATIVE_RANGES[match.group(1)]) * scale, unit, approx=True))
     for match in _KO_NATIVE.finditer(text):
         number = float(NATIVE_NUMBERS[match.group(1)])
         kind, unit, scale = _NATIVE_COUNTERS[match.group(2)]
@@ -342,8 +354,8 @@ def _rises(low: Value, high: Value) -> bool:
 def _ranges(text: str, values: list[Value]) -> list[Value]:
     """A bare number, a range separator and a value with its unit are one value, an estimate
     (`approx`): its number is the upper end, its kind and unit the second's. Korean ranges are
-    written in digits ("2~3명"; said, they are one word: "두세 명"), so "주니어 하나, 세 자리" stays
-    one and three. English "to" is a range only without a "from" before it ("from four to six
+    written in digits ("2~3명"; said, they are one word, `_NATIVE_RANGES`: "두세 명"), so "주니어
+    하나, 세 자리" stays one and three. English "to" is a range only without a "from" before it ("from four to six
     weeks" moves a value). The other bare numbers after a digit and a hyphen are the later parts
     of one digit string ("2026-05-04", "010-1234-5678"), no values."""
     out: list[Value] = []
