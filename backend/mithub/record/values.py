@@ -83,10 +83,15 @@ _KO_SUFFIXES: list[tuple[re.Pattern[str], str, str, float]] = [
 # Other counters ("120석", "3층", "2가지"): counts of that thing, comparable only with the same.
 _KO_COUNTER = re.compile(r"\s?(석|층|권|장|통|잔|채|종|팀|가지|마리|개사|점|위|차례|박|세트|라인)(?=[\s,.?!…]|$|[이가은는을를에의도로으만까와과씩])")
 _PARTICLE_TAIL = re.compile(r"(?<=[가-힣0-9%])(?:으로|로|에서|에|까지|부터|은|는|이|가|을|를|도|만|으로요|로요)$")
-_KO_NATIVE = re.compile(
-    r"(?<![가-힣])(" + "|".join(sorted(NATIVE_NUMBERS, key=len, reverse=True)) + r")\s?"
-    r"(명|사람|분|대|개|곳|군데|자리|번|회|달|해|시간|시|주)(?=[\s,.?!…]|$|[이가은는을를에의도로으만까와과씩째])"
-)
+_NATIVE_COUNTER = r"(명|사람|분|대|개|곳|군데|자리|번|회|달|해|시간|시|주)(?=[\s,.?!…]|$|[이가은는을를에의도로으만까와과씩째])"
+
+
+def _native(numerals: Iterable[str]) -> re.Pattern[str]:
+    """Native numerals (longest first) before one of their counters ("세 명", "두세 달")."""
+    return re.compile(r"(?<![가-힣])(" + "|".join(sorted(numerals, key=len, reverse=True)) + r")\s?" + _NATIVE_COUNTER)
+
+
+_KO_NATIVE = _native(NATIVE_NUMBERS)
 _KO_NATIVE_ALONE = re.compile(
     r"(?<![가-힣])(하나|둘|셋|넷|다섯|여섯|일곱|여덟|아홉|열둘|열하나)(?=[\s,.?!…]|$|[이가은는을를에의도로만까와과씩])"
 )
@@ -183,16 +188,15 @@ def _with_korean_suffix(text: str, start: int, end: int, number: float) -> Value
 
 # Two native numerals said as one word, a range ("한두 번", "두세 달", "서너 명"): its upper end.
 _NATIVE_RANGES = {"한두": 2, "두세": 3, "두서너": 4, "서너": 4, "너덧": 5, "네댓": 5, "대여섯": 6, "예닐곱": 7}
-_KO_NATIVE_RANGE = re.compile(
-    r"(?<![가-힣])(" + "|".join(sorted(_NATIVE_RANGES, key=len, reverse=True)) + r")\s?"
-    r"(명|사람|분|대|개|곳|군데|자리|번|회|달|해|시간|주)(?=[\s,.?!…]|$|[이가은는을를에의도로으만까와과씩째])"
-)
+_KO_NATIVE_RANGE = _native(_NATIVE_RANGES)
 
 
 def _korean_native_values(text: str) -> list[Value]:
     values = []
     for match in _KO_NATIVE_RANGE.finditer(text):  # an estimate (`Value.approx`), as "2~3명" is
         kind, unit, scale = _NATIVE_COUNTERS[match.group(2)]
+        if kind == "time":
+            continue  # "두세 시" names no hour
         values.append(Value(kind, match.group(0), match.start(), match.end(),  # type: ignore[arg-type]
                             float(_NATIVE_RANGES[match.group(1)]) * scale, unit, approx=True))
     for match in _KO_NATIVE.finditer(text):
@@ -348,15 +352,15 @@ _LEADING_DIGITS = re.compile(r"\d+(?:\.\d+)?")
 def _rises(low: Value, high: Value) -> bool:
     """The second end of a range written in digits is the larger ("150-200명"; not "2026, 3명")."""
     said = _LEADING_DIGITS.match(high.text)
-    return said is None or low.number is None or low.number < float(said.group(0))
+    return said is None or (low.number or 0.0) < float(said.group(0))
 
 
 def _ranges(text: str, values: list[Value]) -> list[Value]:
     """A bare number, a range separator and a value with its unit are one value, an estimate
     (`approx`): its number is the upper end, its kind and unit the second's. Korean ranges are
     written in digits ("2~3명"; said, they are one word, `_NATIVE_RANGES`: "두세 명"), so "주니어
-    하나, 세 자리" stays one and three. English "to" is a range only without a "from" before it ("from four to six
-    weeks" moves a value). The other bare numbers after a digit and a hyphen are the later parts
+    하나, 세 자리" stays one and three. English "to" is a range only without a "from" before it
+    ("from four to six weeks" moves a value). The other bare numbers after a digit and a hyphen are the later parts
     of one digit string ("2026-05-04", "010-1234-5678"), no values."""
     out: list[Value] = []
     i = 0
