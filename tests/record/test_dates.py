@@ -90,11 +90,23 @@ def test_expression_resolves_against_the_meeting_date(text, reference, said, res
     "음성 원본은 기본 30일, 고객사가 설정",
     "지금 주문 들어온 것만 처리하죠.",          # "금 주" inside words is not 이번 주
     "I'll take the first week, since I know it best.",  # "the first week" is no day of month
+    "We'll hold the second open house in the library.",  # a noun after the ordinal: no day
+    "They put us on the third floor for the pre-scan.",
     "It may be slower than we thought.",
     "The 3 may be enough, the 2 of us can cover it.",  # a count before the verb "may" is no date
 ])
 def test_no_date_where_none_was_said(text):
     assert [m for m in resolve_date_expressions(text, MON) if m.date is not None] == []
+
+
+@pytest.mark.parametrize(("text", "said", "day"), [
+    ("Northgate has us in the chamber on the twenty-eighth for the pre-scan.", "the twenty-eighth", 28),
+    ("We start on the eighth with the new crew.", "the eighth", 8),
+    ("Send it by the 5th, because the board meets then.", "the 5th", 5),
+])
+def test_a_bare_ordinal_followed_by_a_function_word_is_a_day(text, said, day):
+    days = [m for m in resolve_date_expressions(text, MON) if m.date is not None]
+    assert [(m.text, m.date.day) for m in days] == [(said, day)]
 
 
 def test_bare_day_takes_the_month_hint():

@@ -223,3 +223,28 @@ def test_oh_is_a_zero_only_before_a_digit(text: str, numbers: list[float]) -> No
 
 def test_days_it_takes_are_a_duration() -> None:
     assert [(v.kind, v.number) for v in extract_values("4일 걸려요")] == [("duration", 4)]
+
+
+@pytest.mark.parametrize(("text", "said", "number"), [
+    ("주 5일 근무로 하겠습니다.", "주 5일", 5),
+    ("주5일제로 갑니다", "주5일", 5),
+    ("경로식당은 월요일부터 금요일까지 주 오 일 운영을 원칙으로 합니다.", "주 오 일", 5),
+    ("경로식당은 월, 화, 목, 금 주 사 일로 운영하게 됩니다.", "주 사 일", 4),  # 금 is Friday in the list
+])
+def test_days_a_week_are_a_rate_not_a_day_of_the_month(text: str, said: str, number: float) -> None:
+    rates = [v for v in extract_values(text, reference=date(2026, 6, 1)) if v.unit == "일/주"]
+    assert [(v.kind, v.text, v.number) for v in rates] == [("count", said, number)]
+    assert not any(v.kind == "date" and v.text.startswith(("5일", "금 주")) for v in extract_values(text, reference=date(2026, 6, 1)))
+
+
+def test_five_days_a_week_against_four_is_a_new_value_of_the_same_rate() -> None:
+    (five,) = extract_values("주 오 일 운영을 원칙으로 합니다.")
+    (four,) = extract_values("주 사 일로 운영하게 됩니다.")
+    (people,) = extract_values("봉사자 열두 명을 배치하겠습니다.")
+    assert values_agree(five, extract_values("주 5일 근무")[0]) and not values_agree(five, four)
+    assert not values_agree(five, people)
+
+
+@pytest.mark.parametrize("text", ["이번 주 5일에 오픈합니다", "금주 5일에 오픈", "매주 5일에 정산"])
+def test_a_week_named_before_its_day_is_no_rate(text: str) -> None:
+    assert not [v for v in extract_values(text, reference=date(2026, 6, 1)) if v.unit == "일/주"]

@@ -317,9 +317,11 @@ _EN_MON = "|".join(sorted(EN_MONTHS, key=len, reverse=True))
 _EN_MON_NOT_MAY = "|".join(sorted((m for m in EN_MONTHS if m != "may"), key=len, reverse=True))
 _EN_ORD = "|".join(sorted(EN_ORDINAL_DAY, key=len, reverse=True))
 _EN_NUM = "|".join(EN_NUMBER_WORDS) + r"|\d{1,2}"
-# A bare ordinal is a day only when the sentence moves on after it ("by the 5th."), not in
-# "the first week".
-_EN_DAY_END = r"(?=\s*(?:$|[.,;!?)]|(?:at|and|or|then|so|please|latest|if|is|works)\b))"
+# A bare ordinal is a day only when no noun follows it: the sentence moves on after it ("by
+# the 5th.", "on the twenty-eighth for the pre-scan"), not in "the first week". What may follow
+# is a function word: a preposition, a conjunction, a verb of being or a modal.
+_EN_DAY_END = (r"(?=\s*(?:$|[.,;!?)]|(?:at|and|or|then|so|please|latest|if|is|works|for|by|from|with|before|after"
+               r"|until|till|but|because|was|will|would|should|could|instead)\b))")
 
 _NUMERIC_MD = r"(?P<{g}mon>1[0-2]|0?[1-9])/(?P<{g}day>3[01]|[12]\d|0?[1-9])(?![\d/])"
 # Offsets said in words ("이틀 전에", "일주일 전까지"), in days.
