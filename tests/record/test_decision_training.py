@@ -150,3 +150,21 @@ def test_cached_rows_are_read_back_only_for_the_same_feature_code(tmp_path: Path
     monkeypatch.setattr(training_data, "features_digest", lambda: "edited")
     prepare([series.m1], (0,), cache)
     assert len(list(cache.glob("*.json"))) == 2  # another key: computed again
+
+
+def _row(threshold: float, precision: float, m1: float, real_recall: float = 0.45) -> dict[str, float]:
+    return {"threshold": threshold, "real_precision": precision, "m1_recall": m1, "real_recall": real_recall}
+
+
+def test_a_precision_gain_of_less_than_a_decision_does_not_cost_meeting_one_recall() -> None:
+    from mithub.record.training_decisions import pick_settle_threshold
+
+    # 17 of 39 against 18 of 41 on six meetings: the same precision to two decimals
+    grid = [_row(0.18, 0.40, 0.89), _row(0.20, 17 / 39, 0.88), _row(0.22, 18 / 41, 0.86), _row(0.24, 0.41, 0.86)]
+    assert pick_settle_threshold(grid)["threshold"] == 0.20
+    # a real gain in precision wins
+    grid[2] = _row(0.22, 0.52, 0.86)
+    assert pick_settle_threshold(grid)["threshold"] == 0.22
+    # the targets bound the choice: meeting-1 recall below 0.85 or real recall below 0.35 is out
+    assert pick_settle_threshold([_row(0.20, 0.40, 0.88), _row(0.30, 0.60, 0.80),
+                                  _row(0.32, 0.70, 0.90, real_recall=0.20)])["threshold"] == 0.20

@@ -189,12 +189,19 @@ def _match_real(m: Meeting, chosen: list[int]) -> int:
 def choose_settle_threshold(corpus: Corpus, oof: dict[str, np.ndarray]) -> tuple[float, list[dict[str, float]]]:
     """The threshold shown to users: among those keeping meeting-1 recall >= 0.85 and real
     recall >= 0.35 (the targets of issue 18), the one with the most real-meeting precision (a
-    list of "decisions" that are not is worse than none); failing that, the best balance."""
+    list of "decisions" that are not is worse than none), to two decimals: on six meetings a
+    smaller difference is less than one decision, and the higher meeting-1 recall decides;
+    failing that, the best balance."""
     grid = [decision_scores(corpus, oof, t) for t in np.round(np.arange(0.10, 0.62, 0.02), 2)]
+    return float(pick_settle_threshold(grid)["threshold"]), grid
+
+
+def pick_settle_threshold(grid: Sequence[dict[str, float]]) -> dict[str, float]:
+    """`choose_settle_threshold`'s rule over its grid of pooled out-of-fold figures."""
     ok = [g for g in grid if g["m1_recall"] >= 0.85 and g["real_recall"] >= 0.35]
-    best = max(ok, key=lambda g: (g["real_precision"], g["m1_recall"])) if ok else \
-        max(grid, key=lambda g: min(g["m1_recall"] / 0.85, g["real_precision"] / 0.5, g["real_recall"] / 0.35))
-    return float(best["threshold"]), grid
+    if ok:
+        return max(ok, key=lambda g: (round(g["real_precision"], 2), g["m1_recall"]))
+    return max(grid, key=lambda g: min(g["m1_recall"] / 0.85, g["real_precision"] / 0.5, g["real_recall"] / 0.35))
 
 
 def fit_pair(rows: list[dict[str, float]], labels: np.ndarray, *, l2: float = PAIR_L2) -> LogisticModel:
