@@ -330,22 +330,13 @@ def _date_values(text: str, reference: date | None) -> list[Value]:
 # "주 5일", "주 사 일": days a week, a rate; its day is no day of the month. A Sino numeral
 # said alone is one to seven here (a week has seven days).
 _KO_DAYS_A_WEEK = re.compile(r"(?<![가-힣])주\s?(?P<n>[1-7]|[일이삼사오육칠])\s?일(?![가-힣]*요일)")
-_SINO_DIGITS = {c: i for i, c in enumerate("영일이삼사오육칠", start=0)}
-
-
 # "이번 주 5일에", "한 주 이 일": the week named, then its day, not a rate
 _KO_WEEK_NAMED = re.compile(r"(?:이번|다음|담|지난|저번|차|매|한|두|세|네|몇|첫|첫째|둘째|셋째|넷째|마지막)\s?$")
 
 
 def _days_a_week(text: str) -> list[Value]:
-    out = []
-    for m in _KO_DAYS_A_WEEK.finditer(text):
-        if _KO_WEEK_NAMED.search(text, 0, m.start()):
-            continue
-        n = m.group("n")
-        number = float(n) if n.isdigit() else float(_SINO_DIGITS[n])
-        out.append(Value("count", m.group(0), m.start(), m.end(), number, "일/주"))
-    return out
+    return [Value("count", m.group(0), m.start(), m.end(), parse_korean_number(m.group("n")), "일/주")
+            for m in _KO_DAYS_A_WEEK.finditer(text) if not _KO_WEEK_NAMED.search(text, 0, m.start())]
 
 
 def extract_values(text: str, *, reference: date | None = None, names: Iterable[str] = ()) -> list[Value]:
