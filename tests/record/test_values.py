@@ -232,9 +232,9 @@ def test_days_it_takes_are_a_duration() -> None:
     ("경로식당은 월, 화, 목, 금 주 사 일로 운영하게 됩니다.", "주 사 일", 4),  # 금 is Friday in the list
 ])
 def test_days_a_week_are_a_rate_not_a_day_of_the_month(text: str, said: str, number: float) -> None:
-    rates = [v for v in extract_values(text, reference=date(2026, 6, 1)) if v.unit == "일/주"]
-    assert [(v.kind, v.text, v.number) for v in rates] == [("count", said, number)]
-    assert not any(v.kind == "date" and v.text.startswith(("5일", "금 주")) for v in extract_values(text, reference=date(2026, 6, 1)))
+    values = extract_values(text, reference=date(2026, 6, 1))
+    assert [(v.kind, v.text, v.number) for v in values if v.unit == "일/주"] == [("count", said, number)]
+    assert not any(v.kind == "date" and v.text.startswith(("5일", "금 주")) for v in values)
 
 
 def test_five_days_a_week_against_four_is_a_new_value_of_the_same_rate() -> None:

@@ -213,6 +213,18 @@ def _korean_native_values(text: str) -> list[Value]:
     return values
 
 
+# "주 5일", "주 사 일": days a week, a rate; its day is no day of the month. A Sino numeral
+# said alone is one to seven here (a week has seven days).
+_KO_DAYS_A_WEEK = re.compile(r"(?<![가-힣])주\s?(?P<n>[1-7]|[일이삼사오육칠])\s?일(?![가-힣]*요일)")
+# "이번 주 5일에", "한 주 이 일": the week named, then its day, not a rate
+_KO_WEEK_NAMED = re.compile(r"(?:이번|다음|담|지난|저번|차|매|한|두|세|네|몇|첫|첫째|둘째|셋째|넷째|마지막)\s?$")
+
+
+def _days_a_week(text: str) -> list[Value]:
+    return [Value("count", m.group(0), m.start(), m.end(), parse_korean_number(m.group("n")), "일/주")
+            for m in _KO_DAYS_A_WEEK.finditer(text) if not _KO_WEEK_NAMED.search(text, 0, m.start())]
+
+
 # ---------------------------------------------------------------- English
 _EN_UNITS: list[tuple[re.Pattern[str], str, str, float]] = [
     (re.compile(r"\s?(?:k|K)\b"), "amount", "", 1000),
@@ -327,24 +339,13 @@ def _date_values(text: str, reference: date | None) -> list[Value]:
 
 
 # ---------------------------------------------------------------- public API
-# "주 5일", "주 사 일": days a week, a rate; its day is no day of the month. A Sino numeral
-# said alone is one to seven here (a week has seven days).
-_KO_DAYS_A_WEEK = re.compile(r"(?<![가-힣])주\s?(?P<n>[1-7]|[일이삼사오육칠])\s?일(?![가-힣]*요일)")
-# "이번 주 5일에", "한 주 이 일": the week named, then its day, not a rate
-_KO_WEEK_NAMED = re.compile(r"(?:이번|다음|담|지난|저번|차|매|한|두|세|네|몇|첫|첫째|둘째|셋째|넷째|마지막)\s?$")
-
-
-def _days_a_week(text: str) -> list[Value]:
-    return [Value("count", m.group(0), m.start(), m.end(), parse_korean_number(m.group("n")), "일/주")
-            for m in _KO_DAYS_A_WEEK.finditer(text) if not _KO_WEEK_NAMED.search(text, 0, m.start())]
-
-
 def extract_values(text: str, *, reference: date | None = None, names: Iterable[str] = ()) -> list[Value]:
     """Every value in `text`, in order. `reference` (the meeting's local date) resolves
     relative dates; `names` (the participants) are recognised as persons."""
     korean = re.search(r"[가-힣]", text) is not None
     rates = _days_a_week(text) if korean else []
-    dates = [d for d in _date_values(text, reference) if not any(r.start < d.end and d.start < r.end for r in rates)]
+    dates = [d for d in _date_values(text, reference)
+             if not any(r.start < d.end and d.start < r.end for r in rates)]
     if korean:
         numeric = _korean_number_values(text) + _korean_native_values(text)
     else:
