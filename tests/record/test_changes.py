@@ -134,6 +134,23 @@ def test_an_option_pointed_back_at_is_not_chosen_now(text: str, chosen: set[str]
     assert choice_phrases(text) == (chosen, turned_down)
 
 
+@pytest.mark.parametrize(("text", "chosen"), [
+    ("섭외는 모먼트캐스트랑 하는 걸로 해요.", {"모먼트캐스트"}),  # the party a choice is made with
+    ("시공은 서진디앤씨가 맡는 걸로 하고요.", {"서진디앤씨"}),  # the one who takes it on
+    ("원심분리기는 셀트론 코리아로 오늘 발주 넣을게요.", {"셀트론코리아"}),  # nouns between goal and verb
+    ("한빛관광으로만 가죠.", {"한빛관광"}),
+    ("대성중기로는 안 가요.", set()),  # a negated verb chooses nothing
+    ("시공사는 한결건설로 하겠습니다.", {"한결건설"}),
+    ("승호 네가 대성이랑 목요일에 계약해.", set()),  # a time between the party and its verb: not read
+    ("원심분리기는 셀트론 코리아로, 그리고 시약은 다음 주에.", set()),  # no verb closes the goal
+])
+def test_the_option_of_a_choice_is_read_from_its_argument(text: str, chosen: set[str]) -> None:
+    """A Korean choice names its option as the goal (-로), the party it is made with
+    (-랑/-과/-하고) or the one who takes it on (-가 맡다), closed by a verb; only nouns and
+    adverbs may stand between ("셀트론 코리아로 오늘 발주 넣을게요")."""
+    assert choice_phrases(text)[0] == chosen
+
+
 @pytest.mark.parametrize(("decision", "option", "named"), [
     ("I'm inclined to go with staff. Nine months from installation.", "nine", True),
     ("Yeah. So the fire code is one eighty, but the barn feels right at one forty.", "eight", False),

@@ -44,7 +44,7 @@ from mithub.record.stance import (
 )
 from mithub.record.values import Value, comparable, values_agree
 from mithub.text import has_hangul, keyword_candidates, split_sentences
-from mithub.text.korean import tokens_with_offsets
+from mithub.text.korean import NEGATORS, tokens_with_offsets
 from mithub.text.tokens import ENGLISH_STOPWORDS
 
 PAIR_FILE = "change_pair.json"
@@ -169,12 +169,29 @@ def turns_down_now(sentence: str, line: str) -> bool:
     return not (_leaves_open(sentence) or _line_is_framed(line) or told_in_past(sentence))
 
 
+_WITH = frozenset({"와", "과", "랑", "이랑", "하고"})  # the party a choice is made with ("A랑 하는 걸로")
+_BETWEEN = frozenset({"NNG", "MAG", "NNB", "JX"})  # "셀트론 코리아로 오늘 발주 넣을게요", "한빛으로만 가자"
+
+
+def _verb_follows(morphs: Sequence, i: int, reach: int) -> bool:
+    """A verb closes the argument at `i` within `reach` morphemes, across nouns, adverbs and
+    auxiliary particles only, and not negated ("대성중기로는 안 가요" chooses nothing)."""
+    for t in morphs[i + 1:i + 1 + reach]:
+        if t.tag in {"VV", "XSV"}:
+            return True
+        if t.tag not in _BETWEEN or (t.form, t.tag) in NEGATORS:
+            return False
+    return False
+
+
 def choice_phrases(text: str) -> tuple[set[str], set[str]]:
     """(options chosen, options turned down) of a line; an option is turned down only by a
     sentence that `turns_down_now`. English: only the options turned down, the objects of the
     prepositions of substitution (`_english_turned_down`). Korean, by kiwi tags: the noun phrase
-    before "(으)로 + verb" is chosen ("코드링크 CL-9로 갈게요"), unless that verb is the past one
-    the line points back at, as a value's is (`stance.clause_points_back`): that option was
+    a verb takes as its goal ("코드링크 CL-9로 갈게요"), as the party the choice is made with
+    ("모먼트캐스트랑 하는 걸로") or as the one who takes it on ("서진디앤씨가 맡는") is chosen,
+    unless that verb is the past one the line points back at, as a value's is
+    (`stance.clause_points_back`): that option was
     chosen before, and is turned down now only when its sentence calls it off or changes it
     ("다온손해보험으로 하기로 했던 여행자 보험은 취소할게요"; not "…하기로 했던 보험, 서류는 다
     받으셨어요?"). The one before 대신/말고 is turned down ("스캔메이트 대신", "둔치 말고").
@@ -186,7 +203,9 @@ def choice_phrases(text: str) -> tuple[set[str], set[str]]:
     for sentence in split_sentences(text) or [text]:
         morphs = tokens_with_offsets(sentence)
         for i, (form, tag, _, _) in enumerate(morphs):
-            choose = tag == "JKB" and form in {"로", "으로"} and any(t.tag in {"VV", "XSV"} for t in morphs[i + 1:i + 3])
+            choose = (tag == "JKB" and form in {"로", "으로"} and _verb_follows(morphs, i, 4)
+                      or tag == "JKB" and form in _WITH and _verb_follows(morphs, i, 3)
+                      or tag == "JKS" and i + 1 < len(morphs) and morphs[i + 1].tag == "VV")
             reject = (form, tag) == ("대신", "NNG") or (form == "말" and tag in {"VV", "VX"} and
                                                        i + 1 < len(morphs) and morphs[i + 1].form == "고")
             if not (choose or reject):
