@@ -168,3 +168,21 @@ def test_a_precision_gain_of_less_than_a_decision_does_not_cost_meeting_one_reca
     # the targets bound the choice: meeting-1 recall below 0.85 or real recall below 0.35 is out
     assert pick_settle_threshold([_row(0.20, 0.40, 0.88), _row(0.30, 0.60, 0.80),
                                   _row(0.32, 0.70, 0.90, real_recall=0.20)])["threshold"] == 0.20
+
+
+def _pair_row(threshold: float, tp: int, flags: int, positives: int = 132) -> dict[str, float]:
+    p, r = tp / flags, tp / positives
+    return {"threshold": threshold, "precision": p, "recall": r, "f1": 2 * p * r / (p + r), "flags": flags}
+
+
+def test_the_change_threshold_does_not_trade_recall_for_less_than_one_flag_of_precision() -> None:
+    from mithub.record.training_decisions import pick_pair_threshold
+
+    # 62 of 85 and 59 of 80 are as precise, one flag apart: the one that finds more changes
+    grid = [_pair_row(0.26, 65, 94), _pair_row(0.30, 62, 85), _pair_row(0.36, 59, 80), _pair_row(0.46, 50, 68)]
+    assert pick_pair_threshold(grid)["threshold"] == 0.30
+    # a real gain in precision within the F1 band wins
+    grid[2] = _pair_row(0.36, 62, 76)
+    assert pick_pair_threshold(grid)["threshold"] == 0.36
+    # below a precision of 0.6 nothing is chosen while something reaches it
+    assert pick_pair_threshold([_pair_row(0.10, 80, 140), _pair_row(0.30, 62, 85)])["threshold"] == 0.30
