@@ -189,11 +189,10 @@ def choice_phrases(text: str) -> tuple[set[str], set[str]]:
     sentence that `turns_down_now`. English: only the options turned down, the objects of the
     prepositions of substitution (`_english_turned_down`). Korean, by kiwi tags: the noun phrase
     a verb takes as its goal ("코드링크 CL-9로 갈게요"), as the party the choice is made with
-    ("모먼트캐스트랑 하는 걸로") or as the one who takes it on ("서진디앤씨가 맡는") is chosen,
-    unless that verb is the past one the line points back at, as a value's is
-    (`stance.clause_points_back`): that option was
-    chosen before, and is turned down now only when its sentence calls it off or changes it
-    ("다온손해보험으로 하기로 했던 여행자 보험은 취소할게요"; not "…하기로 했던 보험, 서류는 다
+    ("모먼트캐스트랑 하는 걸로") or as its subject ("서진디앤씨가 맡는") is chosen, unless that
+    verb is the past one the line points back at, as a value's is (`stance.clause_points_back`):
+    that option was chosen before, and is turned down now only when its sentence calls it off or
+    changes it ("다온손해보험으로 하기로 했던 여행자 보험은 취소할게요"; not "…하기로 했던 보험, 서류는 다
     받으셨어요?"). The one before 대신/말고 is turned down ("스캔메이트 대신", "둔치 말고").
     Joined without spaces, so kiwi's splits do not matter."""
     if not has_hangul(text):

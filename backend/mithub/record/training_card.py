@@ -48,7 +48,8 @@ def write_card(path: Path, card: dict[str, Any]) -> None:
         "",
         "The thresholds are chosen on these pooled out-of-fold figures: decisions for the most real-meeting "
         "precision among thresholds keeping meeting-1 recall >= 0.85 and real recall >= 0.35; changes for the most "
-        "precision among thresholds within 0.02 of the best F1 at pooled precision >= 0.60. "
+        "precision among thresholds within 0.02 of the best F1 at pooled precision >= 0.60 (precisions less than "
+        "one flag apart count as equal, and the best F1 of those is taken). "
         "Below a threshold an item is stored as a candidate (`--candidates` shows it).",
     ]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
