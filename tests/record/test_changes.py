@@ -136,7 +136,7 @@ def test_an_option_pointed_back_at_is_not_chosen_now(text: str, chosen: set[str]
 
 @pytest.mark.parametrize(("text", "chosen"), [
     ("섭외는 모먼트캐스트랑 하는 걸로 해요.", {"모먼트캐스트"}),  # the party a choice is made with
-    ("시공은 서진디앤씨가 맡는 걸로 하고요.", {"서진디앤씨"}),  # the subject, who takes it on
+    ("추가 학습은 병행하는 순서가 맞겠네요?", set()),  # a verb's subject is no option
     ("원심분리기는 셀트론 코리아로 오늘 발주 넣을게요.", {"셀트론코리아"}),  # nouns between goal and verb
     ("한빛관광으로만 가죠.", {"한빛관광"}),
     ("대성중기로는 안 가요.", set()),  # a negated verb chooses nothing
@@ -146,7 +146,7 @@ def test_an_option_pointed_back_at_is_not_chosen_now(text: str, chosen: set[str]
 ])
 def test_the_option_of_a_choice_is_read_from_its_argument(text: str, chosen: set[str]) -> None:
     """A Korean choice names its option as the goal (-로), the party it is made with
-    (-랑/-과/-하고) or the subject (-가 맡다), closed by a verb; only nouns, adverbs and
+    (-랑/-과/-하고), closed by a verb (not as its subject); only nouns, adverbs and
     auxiliary particles may stand between ("셀트론 코리아로 오늘 발주 넣을게요", "한빛관광으로만")."""
     assert choice_phrases(text)[0] == chosen
 

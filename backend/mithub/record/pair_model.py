@@ -189,7 +189,7 @@ def choice_phrases(text: str) -> tuple[set[str], set[str]]:
     sentence that `turns_down_now`. English: only the options turned down, the objects of the
     prepositions of substitution (`_english_turned_down`). Korean, by kiwi tags: the noun phrase
     a verb takes as its goal ("코드링크 CL-9로 갈게요"), as the party the choice is made with
-    ("모먼트캐스트랑 하는 걸로") or as its subject ("서진디앤씨가 맡는") is chosen, unless that
+    ("모먼트캐스트랑 하는 걸로") is chosen, not its subject ("순서가 맞겠네요"), unless that
     verb is the past one the line points back at, as a value's is (`stance.clause_points_back`):
     that option was chosen before, and is turned down now only when its sentence calls it off or
     changes it ("다온손해보험으로 하기로 했던 여행자 보험은 취소할게요"; not "…하기로 했던 보험, 서류는 다
@@ -202,9 +202,8 @@ def choice_phrases(text: str) -> tuple[set[str], set[str]]:
     for sentence in split_sentences(text) or [text]:
         morphs = tokens_with_offsets(sentence)
         for i, (form, tag, _, _) in enumerate(morphs):
-            choose = (tag == "JKB" and form in {"로", "으로"} and _verb_follows(morphs, i, 4)
-                      or tag == "JKB" and form in _WITH and _verb_follows(morphs, i, 3)
-                      or tag == "JKS" and i + 1 < len(morphs) and morphs[i + 1].tag == "VV")
+            choose = tag == "JKB" and (form in {"로", "으로"} and _verb_follows(morphs, i, 4)
+                                       or form in _WITH and _verb_follows(morphs, i, 3))
             reject = (form, tag) == ("대신", "NNG") or (form == "말" and tag in {"VV", "VX"} and
                                                        i + 1 < len(morphs) and morphs[i + 1].form == "고")
             if not (choose or reject):
