@@ -170,7 +170,7 @@ def turns_down_now(sentence: str, line: str) -> bool:
 
 
 _WITH = frozenset({"와", "과", "랑", "이랑", "하고"})  # the party a choice is made with ("A랑 하는 걸로")
-_BETWEEN = frozenset({"NNG", "MAG", "NNB", "JX"})  # "셀트론 코리아로 오늘 발주 넣을게요", "한빛으로만 가자"
+_BETWEEN = frozenset({"NNG", "MAG", "NNB", "JX"})  # "셀트론 코리아로 오늘 발주 넣을게요", "한빛관광으로만 가죠"
 
 
 def _verb_follows(morphs: Sequence, i: int, reach: int) -> bool:

@@ -258,7 +258,8 @@ def change_scores(flags: Flags, series: Sequence[Series], threshold: float) -> d
 def choose_pair_threshold(flags: Flags, series: Sequence[Series]) -> tuple[float, list[dict[str, float]]]:
     """Precision first (a wrong notice costs the team's trust): among thresholds whose pooled
     precision is at least 0.6, those within 0.02 of the best F1 (differences below that are
-    noise on 66 changes), the most precise (`pick_pair_threshold`)."""
+    noise on 66 changes), the most precise, counting precisions less than one flag apart as
+    equal and taking the best F1 of those (`pick_pair_threshold`)."""
     grid = [change_scores(flags, series, t) for t in np.round(np.arange(0.10, 0.92, 0.02), 2)]
     return float(pick_pair_threshold(grid)["threshold"]), grid
 
