@@ -248,3 +248,38 @@ def test_five_days_a_week_against_four_is_a_new_value_of_the_same_rate() -> None
 @pytest.mark.parametrize("text", ["이번 주 5일에 오픈합니다", "금주 5일에 오픈", "매주 5일에 정산"])
 def test_a_week_named_before_its_day_is_no_rate(text: str) -> None:
     assert not [v for v in extract_values(text, reference=date(2026, 6, 1)) if v.unit == "일/주"]
+
+
+@pytest.mark.parametrize("text", ["전체 구조는 지난주에 얘기한 대로고요", "지급하는 구조로 하면", "수강 희망 조사 결과 나왔죠?"])
+def test_a_noun_made_of_numeral_syllables_is_no_number(text: str) -> None:
+    # "구조" would read as 9 trillion and "조사" as a trillion and four: kiwi reads each as a noun
+    assert [v for v in extract_values(text) if v.kind != "date"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "said", "number"),
+    [
+        ("한결이 칠 주, 서진이 팔 주입니다", "duration", "칠 주", 49),
+        ("출간 이 주 전까지 초안 드릴게요", "duration", "이 주", 14),
+        ("로스 오 프로 보면", "percent", "오 프로", 5),
+        ("목표 전환율은 삼 점 오 프로 그대로", "percent", "삼 점 오 프로", 3.5),
+        ("가용률은 구십구 점 오 퍼센트로 합시다", "percent", "구십구 점 오 퍼센트", 99.5),
+        ("5월분은 팔십 오 프로로 먼저 나가고", "percent", "팔십 오 프로", 85),
+        ("삼십 일 동안 보관하죠", "duration", "삼십 일", 30),
+    ],
+)
+def test_numbers_said_aloud_one_syllable_at_a_time(text: str, kind: str, said: str, number: float) -> None:
+    value = extract_values(text, reference=MEETING)[0]
+    assert (value.kind, value.text.strip(), value.number) == (kind, said, pytest.approx(number))
+
+
+@pytest.mark.parametrize("text", ["이 주 안에 끝내죠", "이 사람이 맡죠", "삼 점 오면 할 만해요?"])
+def test_a_lone_numeral_syllable_needs_a_counter_and_kiwis_numeral_reading(text: str) -> None:
+    # "이 주" is "this week" here (a determiner); a bare "삼" with no counter says nothing to compare
+    assert extract_values(text, reference=MEETING) == []
+
+
+@pytest.mark.parametrize(("text", "minutes"), [("매일 아침 여덟 시 반에", 510), ("오후 세 시 반으로 하죠", 930), ("오후 세 시로 하죠", 900)])
+def test_half_past_a_native_hour(text: str, minutes: int) -> None:
+    value = only(text)
+    assert (value.kind, value.number) == ("time", minutes)

@@ -21,7 +21,10 @@ _KO_CHARS = "영공일이삼사오육륙칠팔구" + _UNIT_CHARS
 KOREAN_NUMBER = re.compile(
     # a comma groups thousands only before three digits: "3,400만" is one number, "3,4일" two (3 or 4 days)
     rf"(?<![가-힣\d.A-Za-z])(?<![^\d]-)(?<!\d\d,)(?<!\d\d\d,)(?:\d+(?:,\d{{3}}(?!\d))*(?:\.\d+)?|[{_KO_CHARS}])"
-    rf"(?:\d|,(?=\d{{3}}(?!\d))|\.(?=\d)|[{_KO_CHARS}]|(?<=[만억조]) (?=\d|[일이삼사오육칠팔구]?[{_UNIT_CHARS}]))*"
+    rf"(?:\d|,(?=\d{{3}}(?!\d))|\.(?=\d)|[{_KO_CHARS}]|(?<=[만억조]) (?=\d|[일이삼사오육칠팔구]?[{_UNIT_CHARS}])"
+    # "팔십 오 프로": a last digit said apart from its tens, hundreds or thousands (not 일:
+    # "삼십 일" is also thirty days)
+    rf"|(?<=[{_KO_CHARS}][십백천]) (?=[이삼사오육칠팔구](?![가-힣])))*"
 )
 
 # Native Korean numerals: "세 명", "두 대", "열두 명", "시니어 둘".

@@ -103,6 +103,7 @@ _NATIVE_COUNTERS = {
     "해": ("duration", "", _DAYS["year"]), "시간": ("duration", "", _DAYS["hour"]),
     "주": ("duration", "", _DAYS["week"]), "시": ("time", "", 60),
 }
+_KO_HALF = re.compile(r"\s?반(?![가-힣])|\s?반(?=[에으로까부쯤])")
 _EVENING = re.compile(r"(?:오후|저녁|밤)\s*$")
 _MORNING = re.compile(r"(?:오전|아침|새벽)\s*$")
 _PLAIN_FOLLOWER = re.compile(r"(?![가-힣])|[이가은는을를에의도로으만까와과씩쯤정]")
@@ -132,6 +133,26 @@ def _trim_run(run: str) -> str:
     return run
 
 
+_SINO_DIGITS = "영일이삼사오육칠팔구"
+# A decimal point said aloud, its digits one by one: "구십구 점 오 퍼센트", "삼 점 이오 프로".
+_KO_SPOKEN_POINT = re.compile(r"\s?점\s?([영일이삼사오육칠팔구]{1,3})(?=[\s,.%]|$|퍼센트|프로|배|[이가은는을를에의도로면요])")
+
+
+def _read_as_numeral(text: str, start: int) -> bool:
+    """Kiwi reads the word at `start` as a numeral (NR): "칠 주", not the "이" of "이 주 안에"."""
+    from mithub.text.korean import tokens_with_offsets
+
+    return any(t.start == start and t.tag == "NR" for t in tokens_with_offsets(text))
+
+
+def _read_as_noun(text: str, start: int, end: int) -> bool:
+    """Kiwi reads the whole run as one common noun: "구조로" is a structure and no 9 trillion,
+    "조사" a survey."""
+    from mithub.text.korean import tokens_with_offsets
+
+    return any(t.start == start and t.end >= end and t.tag == "NNG" for t in tokens_with_offsets(text))
+
+
 def _korean_number_values(text: str) -> list[Value]:
     values: list[Value] = []
     for match in KOREAN_NUMBER.finditer(text):
@@ -139,17 +160,23 @@ def _korean_number_values(text: str) -> list[Value]:
         after = match.start() + len(run)
         if len(run) > 1 and run[-1] in _SINO and re.match(r"[가-힣]", text[after:after + 1]):
             run = run[:-1].rstrip()  # "4천이면": the particle, not a digit
-        if not is_plain_korean_run(run):
+        # one Sino numeral said alone ("칠 주", "오 프로"): a number only where kiwi reads a
+        # numeral (NR), not the determiner of "이 주 안에", and only with a counter after it
+        single = len(run) == 1 and run in _SINO_DIGITS and _read_as_numeral(text, match.start())
+        if not (is_plain_korean_run(run) or single):
             continue
         end = match.start() + len(run)
         plain = not any(c.isdigit() for c in run)
-        if plain and not _PLAIN_FOLLOWER.match(text, end):
-            continue  # "천천히", "만큼": words that start with a numeral character
+        if plain and (not _PLAIN_FOLLOWER.match(text, end) or _read_as_noun(text, match.start(), end)):
+            continue  # "천천히", "만큼", "구조로": words that start with a numeral character
         number = parse_korean_number(run)
         if number is None:
             continue
+        if plain and (point := _KO_SPOKEN_POINT.match(text, end)) is not None:  # "삼 점 오" is 3.5
+            number += float("0." + "".join(str(_SINO_DIGITS.index(c)) for c in point.group(1)))
+            end = point.end()
         value = _with_korean_suffix(text, match.start(), end, number)
-        if value is not None:
+        if value is not None and not (single and value.kind == "number"):
             values.append(value)
     return values
 
@@ -202,8 +229,10 @@ def _korean_native_values(text: str) -> list[Value]:
     for match in _KO_NATIVE.finditer(text):
         number = float(NATIVE_NUMBERS[match.group(1)])
         kind, unit, scale = _NATIVE_COUNTERS[match.group(2)]
-        if kind == "time":
-            value = _time_value(text, match.start(), match.end(), number, "")
+        if kind == "time":  # "여덟 시 반" is half past eight
+            half = _KO_HALF.match(text, match.end())
+            end, tail = (half.end(), half.group(0)) if half else (match.end(), "")
+            value = _time_value(text, match.start(), end, number, tail)
             if value is not None:
                 values.append(value)
             continue
