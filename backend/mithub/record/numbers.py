@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-_SINO_DIGITS = {"영": 0, "공": 0, "일": 1, "이": 2, "삼": 3, "사": 4, "오": 5,
+SINO_DIGITS = {"영": 0, "공": 0, "일": 1, "이": 2, "삼": 3, "사": 4, "오": 5,
                 "육": 6, "륙": 6, "칠": 7, "팔": 8, "구": 9}
 _SMALL_UNITS = {"십": 10, "백": 100, "천": 1000}
 _BIG_UNITS = {"만": 10**4, "억": 10**8, "조": 10**12}
@@ -74,10 +74,10 @@ def parse_korean_number(run: str) -> float | None:
             if current is not None:
                 return None
             current = float(token.replace(",", ""))
-        elif token in _SINO_DIGITS:
+        elif token in SINO_DIGITS:
             if current is not None:
                 return None
-            current = float(_SINO_DIGITS[token])
+            current = float(SINO_DIGITS[token])
         elif token in _SMALL_UNITS:
             unit = _SMALL_UNITS[token]
             if unit >= last_small:

@@ -20,9 +20,11 @@ from mithub.record.numbers import (
     KOREAN_NUMBER,
     english_number_runs,
     NATIVE_NUMBERS,
+    SINO_DIGITS,
     is_plain_korean_run,
     parse_korean_number,
 )
+from mithub.text.korean import tokens_with_offsets
 from mithub.text.tokens import ENGLISH_STOPWORDS
 
 ValueKind = Literal["amount", "percent", "count", "duration", "time", "number", "date", "person", "name"]
@@ -133,23 +135,18 @@ def _trim_run(run: str) -> str:
     return run
 
 
-_SINO_DIGITS = "영일이삼사오육칠팔구"
 # A decimal point said aloud, its digits one by one: "구십구 점 오 퍼센트", "삼 점 이오 프로".
 _KO_SPOKEN_POINT = re.compile(r"\s?점\s?([영일이삼사오육칠팔구]{1,3})(?=[\s,.%]|$|퍼센트|프로|배|[이가은는을를에의도로면요])")
 
 
 def _read_as_numeral(text: str, start: int) -> bool:
     """Kiwi reads the word at `start` as a numeral (NR): "칠 주", not the "이" of "이 주 안에"."""
-    from mithub.text.korean import tokens_with_offsets
-
     return any(t.start == start and t.tag == "NR" for t in tokens_with_offsets(text))
 
 
 def _read_as_noun(text: str, start: int, end: int) -> bool:
     """Kiwi reads the whole run as one common noun: "구조로" is a structure and no 9 trillion,
     "조사" a survey."""
-    from mithub.text.korean import tokens_with_offsets
-
     return any(t.start == start and t.end >= end and t.tag == "NNG" for t in tokens_with_offsets(text))
 
 
@@ -162,7 +159,7 @@ def _korean_number_values(text: str) -> list[Value]:
             run = run[:-1].rstrip()  # "4천이면": the particle, not a digit
         # one Sino numeral said alone ("칠 주", "오 프로"): a number only where kiwi reads a
         # numeral (NR), not the determiner of "이 주 안에", and only with a counter after it
-        single = len(run) == 1 and run in _SINO_DIGITS and _read_as_numeral(text, match.start())
+        single = len(run) == 1 and run in SINO_DIGITS and _read_as_numeral(text, match.start())
         if not (is_plain_korean_run(run) or single):
             continue
         end = match.start() + len(run)
@@ -173,7 +170,7 @@ def _korean_number_values(text: str) -> list[Value]:
         if number is None:
             continue
         if plain and (point := _KO_SPOKEN_POINT.match(text, end)) is not None:  # "삼 점 오" is 3.5
-            number += float("0." + "".join(str(_SINO_DIGITS.index(c)) for c in point.group(1)))
+            number += float("0." + "".join(str(SINO_DIGITS[c]) for c in point.group(1)))
             end = point.end()
         value = _with_korean_suffix(text, match.start(), end, number)
         if value is not None and not (single and value.kind == "number"):
