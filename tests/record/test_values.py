@@ -279,7 +279,10 @@ def test_a_lone_numeral_syllable_needs_a_counter_and_kiwis_numeral_reading(text:
     assert extract_values(text, reference=MEETING) == []
 
 
-@pytest.mark.parametrize(("text", "minutes"), [("매일 아침 여덟 시 반에", 510), ("오후 세 시 반으로 하죠", 930), ("오후 세 시로 하죠", 900)])
-def test_half_past_a_native_hour(text: str, minutes: int) -> None:
+@pytest.mark.parametrize(("text", "minutes"), [
+    ("매일 아침 여덟 시 반에", 510), ("오후 세 시 반으로 하죠", 930), ("오후 세 시로 하죠", 900),
+    ("작년엔 저녁 일곱 시 반이었는데", 1170), ("점심때 오후 12시 반이랑", 750), ("오후 7시 반대 의견", 1140),
+])
+def test_half_past_an_hour_in_digits_or_native_numerals(text: str, minutes: int) -> None:
     value = only(text)
     assert (value.kind, value.number) == ("time", minutes)

@@ -74,7 +74,7 @@ _KO_SUFFIXES: list[tuple[re.Pattern[str], str, str, float]] = [
     (re.compile(r"\s?분(?![석기류야])"), "duration", "", _DAYS["minute"]),
     (re.compile(r"\s?초(?![가-힣])|\s?초(?=[간이내에로는만])"), "duration", "", _DAYS["minute"] / 60),
     (_KO_DAY_SPAN, "duration", "", 1),
-    (re.compile(r"\s?시(?![작간장청])(?:\s?반)?"), "time", "", 60),
+    (re.compile(r"\s?시(?![작간장청])"), "time", "", 60),
     (re.compile(r"\s?(?:명|사람|자리|인(?![가-힣]))"), "count", "person", 1),
     (re.compile(r"\s?(?:곳|군데)"), "count", "place", 1),
     (re.compile(r"\s?개(?!월)"), "count", "item", 1),
@@ -105,16 +105,19 @@ _NATIVE_COUNTERS = {
     "해": ("duration", "", _DAYS["year"]), "시간": ("duration", "", _DAYS["hour"]),
     "주": ("duration", "", _DAYS["week"]), "시": ("time", "", 60),
 }
-_KO_HALF = re.compile(r"\s?반(?![가-힣])|\s?반(?=[에으로까부쯤])")
+_KO_HALF = re.compile(r"\s?반(?![가-힣])|\s?반(?=[에으로까부쯤이은는도만과와랑을의])")
 _EVENING = re.compile(r"(?:오후|저녁|밤)\s*$")
 _MORNING = re.compile(r"(?:오전|아침|새벽)\s*$")
 _PLAIN_FOLLOWER = re.compile(r"(?![가-힣])|[이가은는을를에의도로으만까와과씩쯤정]")
 
 
-def _time_value(text: str, start: int, end: int, hours: float, tail: str) -> Value | None:
+def _time_value(text: str, start: int, end: int, hours: float) -> Value | None:
+    """An hour said at `start`..`end` ("7시", "여덟 시"), with "반" after it half past."""
     if hours > 24:
         return None
-    minutes = hours * 60 + (30 if "반" in tail else 0)
+    half = _KO_HALF.match(text, end)
+    end = half.end() if half else end
+    minutes = hours * 60 + (30 if half else 0)
     before = text[max(0, start - 6):start]
     loose = False
     if _EVENING.search(before) and hours < 12:
@@ -124,7 +127,7 @@ def _time_value(text: str, start: int, end: int, hours: float, tail: str) -> Val
     return Value("time", text[start:end], start, end, minutes, "", loose)
 
 
-_SINO = frozenset("영공일이삼사오육륙칠팔구")
+_SINO = frozenset(SINO_DIGITS)
 
 
 def _trim_run(run: str) -> str:
@@ -197,7 +200,7 @@ def _with_korean_suffix(text: str, start: int, end: int, number: float) -> Value
         if kind == "duration" and "년" in suffix.group(0) and number >= 100:
             return None  # "2026년" is the year of a date
         if kind == "time":
-            return _time_value(text, start, suffix.end(), number, suffix.group(0))
+            return _time_value(text, start, suffix.end(), number)
         return Value(kind, text[start:suffix.end()], start, suffix.end(), number * scale, unit)  # type: ignore[arg-type]
     counter = _KO_COUNTER.match(text, end)
     if counter is not None:
@@ -226,10 +229,8 @@ def _korean_native_values(text: str) -> list[Value]:
     for match in _KO_NATIVE.finditer(text):
         number = float(NATIVE_NUMBERS[match.group(1)])
         kind, unit, scale = _NATIVE_COUNTERS[match.group(2)]
-        if kind == "time":  # "여덟 시 반" is half past eight
-            half = _KO_HALF.match(text, match.end())
-            end, tail = (half.end(), half.group(0)) if half else (match.end(), "")
-            value = _time_value(text, match.start(), end, number, tail)
+        if kind == "time":
+            value = _time_value(text, match.start(), match.end(), number)
             if value is not None:
                 values.append(value)
             continue
