@@ -266,11 +266,22 @@ def test_a_noun_made_of_numeral_syllables_is_no_number(text: str) -> None:
         ("가용률은 구십구 점 오 퍼센트로 합시다", "percent", "구십구 점 오 퍼센트", 99.5),
         ("5월분은 팔십 오 프로로 먼저 나가고", "percent", "팔십 오 프로", 85),
         ("삼십 일 동안 보관하죠", "duration", "삼십 일", 30),
+        ("백 팔십 오 명으로 하죠", "count", "백 팔십 오 명", 185),
+        ("삼천 오백 원으로 올리죠", "amount", "삼천 오백 원", 3500),
+        ("천 이백 만 원이면 됩니다", "amount", "천 이백 만 원", 12_000_000),
+        ("이백 만 원으로 하죠", "amount", "이백 만 원", 2_000_000),
     ],
 )
 def test_numbers_said_aloud_one_syllable_at_a_time(text: str, kind: str, said: str, number: float) -> None:
     value = extract_values(text, reference=MEETING)[0]
     assert (value.kind, value.text.strip(), value.number) == (kind, said, pytest.approx(number))
+
+
+def test_a_smaller_group_said_apart_joins_its_number_and_a_larger_one_does_not() -> None:
+    assert [v.number for v in extract_values("오천 삼천 봤어요", reference=MEETING)] == [5000, 3000]
+    # "이천 십구 년식" is one year (2019), not 2000 and nineteen years
+    assert [v.number for v in extract_values("이천 십구 년식으로 받기로 했습니다", reference=MEETING)
+            if v.number in (2000, 19 * 365, 19)] == []
 
 
 @pytest.mark.parametrize("text", ["이 주 안에 끝내죠", "이 사람이 맡죠", "삼 점 오면 할 만해요?"])

@@ -24,7 +24,10 @@ KOREAN_NUMBER = re.compile(
     rf"(?:\d|,(?=\d{{3}}(?!\d))|\.(?=\d)|[{_KO_CHARS}]|(?<=[만억조]) (?=\d|[일이삼사오육칠팔구]?[{_UNIT_CHARS}])"
     # "팔십 오 프로": a last digit said apart from its tens, hundreds or thousands (not 일:
     # "삼십 일" is also thirty days)
-    rf"|(?<=[{_KO_CHARS}][십백천]) (?=[이삼사오육칠팔구](?![가-힣])))*"
+    rf"|(?<=[{_KO_CHARS}][십백천]) (?=[이삼사오육칠팔구](?![가-힣]))"
+    # "백 팔십 오", "천 이백": a smaller group said apart after a hundred or a thousand, and
+    # the big unit said apart from its count ("이백 만 원", "천 이백 만 원")
+    rf"|(?<=천) (?=[이삼사오육칠팔구]?[백십])|(?<=백) (?=[이삼사오육칠팔구]?십)|(?<=[십백천]) (?=[만억조](?![가-힣])))*"
 )
 
 # Native Korean numerals: "세 명", "두 대", "열두 명", "시니어 둘".
