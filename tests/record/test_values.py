@@ -250,7 +250,8 @@ def test_a_week_named_before_its_day_is_no_rate(text: str) -> None:
     assert not [v for v in extract_values(text, reference=date(2026, 6, 1)) if v.unit == "일/주"]
 
 
-@pytest.mark.parametrize("text", ["전체 구조는 지난주에 얘기한 대로고요", "지급하는 구조로 하면", "수강 희망 조사 결과 나왔죠?"])
+@pytest.mark.parametrize("text", ["전체 구조는 지난주에 얘기한 대로고요", "지급하는 구조로 하면", "수강 희망 조사 결과 나왔죠?",
+                                  "이원화 하죠", "삼원색으로 가죠", "팀의 일원으로", "사원들이 먼저", "백 조금 넘게 왔어요"])
 def test_a_noun_made_of_numeral_syllables_is_no_number(text: str) -> None:
     # "구조" would read as 9 trillion and "조사" as a trillion and four: kiwi reads each as a noun
     assert [v for v in extract_values(text) if v.kind != "date"] == []
@@ -270,6 +271,10 @@ def test_a_noun_made_of_numeral_syllables_is_no_number(text: str) -> None:
         ("삼천 오백 원으로 올리죠", "amount", "삼천 오백 원", 3500),
         ("천 이백 만 원이면 됩니다", "amount", "천 이백 만 원", 12_000_000),
         ("이백 만 원으로 하죠", "amount", "이백 만 원", 2_000_000),
+        ("이백 만원으로 하죠", "amount", "이백 만원", 2_000_000),
+        ("이백만원으로 하죠", "amount", "이백만원", 2_000_000),
+        ("삼십명으로 하죠", "count", "삼십명", 30),
+        ("오백개 주문하죠", "count", "오백개", 500),
     ],
 )
 def test_numbers_said_aloud_one_syllable_at_a_time(text: str, kind: str, said: str, number: float) -> None:

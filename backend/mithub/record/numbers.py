@@ -25,9 +25,11 @@ KOREAN_NUMBER = re.compile(
     # "팔십 오 프로": a last digit said apart from its tens, hundreds or thousands (not 일:
     # "삼십 일" is also thirty days)
     rf"|(?<=[{_KO_CHARS}][십백천]) (?=[이삼사오육칠팔구](?![가-힣]))"
-    # "백 팔십 오", "천 이백": a smaller group said apart after a hundred or a thousand, and
-    # the big unit said apart from its count ("이백 만 원", "천 이백 만 원")
-    rf"|(?<=천) (?=[이삼사오육칠팔구]?[백십])|(?<=백) (?=[이삼사오육칠팔구]?십)|(?<=[십백천]) (?=[만억조](?![가-힣])))*"
+    # "백 팔십 오", "천 이백": a smaller group said apart after a hundred or a thousand
+    rf"|(?<=천) (?=[이삼사오육칠팔구]?[백십])|(?<=백) (?=[이삼사오육칠팔구]?십)"
+    # the big unit said apart from its count, alone or before 원 ("이백 만 원", "삼십 만원"; not
+    # "백 조금", a word that starts with the unit's syllable)
+    rf"|(?<=[십백천]) (?=[만억조](?:원|(?![가-힣]))))*"
 )
 
 # Native Korean numerals: "세 명", "두 대", "열두 명", "시니어 둘".

@@ -147,6 +147,14 @@ def _read_as_numeral(text: str, start: int) -> bool:
     return any(t.start == start and t.tag == "NR" for t in tokens_with_offsets(text))
 
 
+def _counter_follows(text: str, end: int) -> bool:
+    """Kiwi reads a numeral up to `end` and a counter right after it: "삼십명", "오백개",
+    "이백 만원" (not "이원화", "삼원색": nouns)."""
+    tokens = tokens_with_offsets(text)
+    return any(t.end == end and t.tag == "NR" for t in tokens) and \
+        any(t.start == end and t.tag == "NNB" for t in tokens)
+
+
 def _read_as_noun(text: str, start: int, end: int) -> bool:
     """Kiwi reads the whole run as one common noun: "구조로" is a structure and no 9 trillion,
     "조사" a survey."""
@@ -167,7 +175,8 @@ def _korean_number_values(text: str) -> list[Value]:
             continue
         end = match.start() + len(run)
         plain = not any(c.isdigit() for c in run)
-        if plain and (not _PLAIN_FOLLOWER.match(text, end) or _read_as_noun(text, match.start(), end)):
+        if plain and (not (_PLAIN_FOLLOWER.match(text, end) or (not single and _counter_follows(text, end)))
+                      or _read_as_noun(text, match.start(), end)):
             continue  # "천천히", "만큼", "구조로": words that start with a numeral character
         number = parse_korean_number(run)
         if number is None:
