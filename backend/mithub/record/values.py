@@ -175,9 +175,10 @@ def _korean_number_values(text: str) -> list[Value]:
             continue
         end = match.start() + len(run)
         plain = not any(c.isdigit() for c in run)
-        if plain and (not (_PLAIN_FOLLOWER.match(text, end) or (not single and _counter_follows(text, end)))
-                      or _read_as_noun(text, match.start(), end)):
-            continue  # "천천히", "만큼", "구조로": words that start with a numeral character
+        if plain and not (_PLAIN_FOLLOWER.match(text, end) or (not single and _counter_follows(text, end))):
+            continue  # "천천히", "만큼": words that start with a numeral character
+        if plain and _read_as_noun(text, match.start(), end):
+            continue  # "구조로": kiwi reads a noun made of numeral syllables
         number = parse_korean_number(run)
         if number is None:
             continue
