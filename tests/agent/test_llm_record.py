@@ -40,6 +40,10 @@ async def test_a_real_llm_record_cites_turns_of_the_meeting(llm_server):
     by_seq = {u.id: u for u in turns}
     assert all(a.due_text is None or a.due_date is None or a.due_text in by_seq[a.seq].text
                for a in record.action_items), "due dates come from the words said"
+    from mithub.record.pair_model import key_terms
+
+    assert all(key_terms(by_seq[d.seq].text) <= set(d.discussed) for d in record.decisions), \
+        "a decision keeps the terms of the talk that led to it, its own line's included"
 
 
 async def test_an_llm_that_does_not_answer_leaves_the_llm_free_record():

@@ -133,3 +133,30 @@ def test_a_reply_that_only_answers_adopts_nothing(embedder) -> None:
     turns = [Utterance(id=i + 1, speaker_id=who, speaker_name=who, text=text,
                        absolute_timestamp=STARTED + timedelta(seconds=10 * i)) for i, (who, text) in enumerate(lines)]
     assert [d for d in extract_decisions("m", turns, STARTED, embedder=embedder) if not d.candidate] == []
+
+
+def test_a_decision_keeps_the_terms_of_the_talk_that_led_to_it() -> None:
+    """A terse decision ("한빛관광으로 갑시다") is about what the lines before it discussed: the
+    decision keeps their key terms, from the line after the last decision users see (at most
+    twelve lines back) to the line after it, so a later meeting's "버스는 …" can be matched to it."""
+    from mithub.record.decisions import decisions_from
+    from mithub.record.turn_features import analyse_turn
+
+    lines = [("한서연", "워크숍 장소는 지난번에 정한 대로 갑니다.")]
+    lines += [("김지현" if i % 2 else "한서연", f"{i + 1}번 안건은 다음 주에 다시 봅시다.") for i in range(4)]
+    lines += [("최민호", "숙소는 한솔유스호스텔로 하겠습니다."), ("김지현", "인솔 교사 명단은 제가 돌릴게요.")]
+    lines += [("김지현" if i % 2 else "한서연", f"{i + 5}번 안건은 다음 주에 다시 봅시다.") for i in range(8)]
+    lines += [("한서연", "전세버스 견적은 두 군데 받았습니다. 동성고속이 대당 육만 원 쌉니다."),
+              ("최민호", "안전 생각하면 한빛관광으로 갑시다."),
+              ("김지현", "네, 기사님 배정은 제가 확인할게요.")]
+    turns = [Utterance(id=i + 1, speaker_id=who, speaker_name=who, text=text,
+                       absolute_timestamp=STARTED + timedelta(seconds=10 * i)) for i, (who, text) in enumerate(lines)]
+    probs = [0.0] * len(turns)
+    probs[5] = probs[-2] = 0.9  # the settle model's probabilities, given: what is read here is the talk
+    names = sorted({who for who, _ in lines})
+    lodging, bus = decisions_from("m", turns, probs, [analyse_turn(u.text, reference=STARTED.date(), names=names)
+                                                      for u in turns], STARTED.date(), names, threshold=0.5, floor=0.1)
+    assert (lodging.seq, bus.seq) == (6, len(lines) - 1)
+    assert {"전세", "버스", "견적", "동성고속", "기사", "배정", "인솔", "교사"} <= set(bus.discussed)
+    assert not {"숙소", "워크숍"} & set(bus.discussed) and bus.discussed == sorted(bus.discussed)
+    assert "워크숍" in lodging.discussed  # twelve lines back at most, from the meeting's start here

@@ -73,3 +73,27 @@ def test_a_line_that_names_the_old_choice_and_the_new_one_differs_from_the_decis
     past = PastDecision("d1", decided, extract_values(decided), np.ones(4), set(), 0.8)
     (row,) = pair_features(view, [past])
     assert row["values_differ"] == 1.0 and row["values_agree"] == 0.0
+
+
+def test_a_terse_decision_takes_its_subject_from_the_talk_before_it() -> None:
+    """"한빛으로 가. 세 대." names no subject; the talk before it was about leasing refrigerated
+    trucks. A later line about that lease is most about this decision by the share of its terms
+    said in that talk, not about another decision whose line happens to share a word."""
+    from mithub.record.changes import past_view
+    from mithub.record.models import Decision
+    from mithub.record.pair_model import LineView, PastDecision, key_terms, line_cues, pair_features
+
+    text = "어쩔 수 없지. 냉탑 리스는 대성이랑 목요일에 계약해."
+    view = LineView(text, [], [], np.ones(4), None, key_terms(text), 0.6, line_cues(text))
+    lease = PastDecision("d1", "그럼 고민할 거 없네. 한빛으로 가. 세 대.", [], np.ones(4), set(), 0.8,
+                         discussed={"냉탑", "트럭", "리스", "계약", "견적", "한빛", "대성"})
+    opening = PastDecision("d2", "사월 육 일 월요일. 그날 연다. 목요일은 안 돼.", [], np.ones(4), {"목요일"}, 0.8,
+                           discussed={"오픈", "센터", "화주", "목요일"})
+    rows = pair_features(view, [lease, opening])
+    assert rows[0]["discussed"] > rows[1]["discussed"] and rows[0]["discussed_margin"] > 0 > rows[1]["discussed_margin"]
+    # a decision stored before the talk was kept reads its own words as its talk
+    old = Decision.model_validate({"id": "w1#d7", "meeting_id": "w1", "seq": 7, "speaker": "a", "subject": "",
+                                   "value": "", "quote": "냉탑 리스는 한빛으로 갑니다.", "time": "2026-05-06T05:00:00Z"})
+    assert old.discussed == []
+    (row,) = pair_features(view, [past_view(old, np.ones(4), [], None)])
+    assert row["discussed"] == len(key_terms(old.quote) & view.terms) / len(view.terms) > 0

@@ -67,7 +67,7 @@ def past_view(decision: Decision, vector: np.ndarray, names: Sequence[str], refe
     values = decision_values(decision, names, reference)
     said = said_of(decision)
     return PastDecision(decision.id, said, values, vector, key_terms(said), decision.confidence, name_tokens(said),
-                        choice_phrases(said)[0], value_subjects(said, values))
+                        choice_phrases(said)[0], value_subjects(said, values), set(decision.discussed))
 
 
 class ChangeDetector:

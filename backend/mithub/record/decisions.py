@@ -19,7 +19,15 @@ from mithub.clock import local_date
 from mithub.context.models import Utterance
 from mithub.embedders.base import Embedder
 from mithub.record.models import Decision
-from mithub.record.pair_model import called_off, choice_phrases, proposed_values, puts_on_table, split_values
+from mithub.record.pair_model import (
+    DISCUSSION_BEFORE,
+    called_off,
+    choice_phrases,
+    discussed_terms,
+    proposed_values,
+    puts_on_table,
+    split_values,
+)
 from mithub.record.settle_model import SettleModel, settle_model
 from mithub.record.stance import is_korean
 from mithub.record.turn_features import TurnInfo, adopts_proposal, analyse_turn, turns_of
@@ -207,8 +215,13 @@ def decisions_from(meeting_id: str, turns: Sequence[Utterance], probs: Sequence[
     probs, values = with_adoptions(adopted, {p: turns[p].text for p in adopted.values()}, probs,
                                    [extract_values(u.text, reference=reference) for u in turns], threshold)
     out = []
+    settled = -1  # the last line of a decision users see: the talk that led to the next one starts after it
     for i in listed_lines(probs, floor, values):
         start = adopted.get(i, i)  # the subject falls back on the line before what is settled
-        out.append(describe(meeting_id, turns[i], turns[start - 1].text if start else "", reference, names, probs[i],
-                            threshold, turns[adopted[i]] if i in adopted else None))
+        decision = describe(meeting_id, turns[i], turns[start - 1].text if start else "", reference, names, probs[i],
+                            threshold, turns[adopted[i]] if i in adopted else None)
+        talk = [u.text for u in turns[max(0, i - DISCUSSION_BEFORE, settled + 1):i + 2]]
+        out.append(decision.model_copy(update={"discussed": discussed_terms(talk)}))
+        if not decision.candidate:
+            settled = i
     return out

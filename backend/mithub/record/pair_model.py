@@ -67,6 +67,7 @@ class PastDecision:
     names: set[str] = field(default_factory=set)
     chosen: set[str] = field(default_factory=set)  # the option the decision chose (choice_phrases)
     value_terms: list[frozenset[str]] = field(default_factory=list)  # the subject of each value
+    discussed: set[str] = field(default_factory=set)  # the key terms of the talk that led to it
 
 
 @dataclass
@@ -265,6 +266,22 @@ def key_terms(text: str) -> set[str]:
     return {t.lower() for t in keyword_candidates(text) if not any(c.isdigit() for c in t)}
 
 
+# A terse decision says its subject in the talk before it, not in its own line ("So it's Keyframe,
+# or Bravo with a headache. Keyframe. Done.", "한빛으로 가. 세 대."): the lines since the last
+# decision users see and the one after, at most DISCUSSION_BEFORE lines back (about a topic's
+# length in the benchmark's series, 10 lines). A decision whose
+# line has more key terms than TERSE_TERMS names its subject itself, and is read by its own words:
+# the talk before a summary ("보안 쪽 정리할게요. 감사 로그 …") covers other subjects too. Both
+# chosen by leave-one-series-out over the benchmark's and the project's series (RESULTS.md).
+DISCUSSION_BEFORE = 12
+TERSE_TERMS = 8
+
+
+def discussed_terms(texts: Sequence[str]) -> list[str]:
+    """The key terms of the lines around a decision, sorted (stored with it)."""
+    return sorted(set().union(*(key_terms(t) for t in texts))) if texts else []
+
+
 @lru_cache(maxsize=4096)
 def _sentence_terms(sentence: str) -> frozenset[str]:
     return frozenset(key_terms(sentence))
@@ -410,6 +427,9 @@ def pair_features(line: LineView, past: Sequence[PastDecision]) -> list[dict[str
     """One feature dict per past decision."""
     cosines = [_cos(line.vector, d.vector) for d in past]
     overlaps = [_overlap(line.terms, d.terms) for d in past]
+    # the share of the line's terms (and the two lines' before it) said in the talk that led to a terse decision
+    talk = [d.discussed if d.discussed and len(d.terms) <= TERSE_TERMS else d.terms for d in past]
+    discussed = [len(line.terms & t) / len(line.terms) if line.terms else 0.0 for t in talk]
     rows = []
     for i, d in enumerate(past):
         comp = [(v, w) for v in line.new_values for w in d.values if comparable(v, w)]
@@ -425,6 +445,7 @@ def pair_features(line: LineView, past: Sequence[PastDecision]) -> list[dict[str
         names = any(v.kind in {"name", "person"} for v, _ in comp)
         others = [c for j, c in enumerate(cosines) if j != i]
         other_overlaps = [o for j, o in enumerate(overlaps) if j != i]
+        other_discussed = [o for j, o in enumerate(discussed) if j != i]
         ctx = [(v, w) for v in line.context_values for w in d.values if comparable(v, w)]
         ctx_differs = any(not any(values_agree(v, w) for w in d.values if comparable(v, w)) for v, _ in ctx)
         name_cited = bool(line.names & d.names)
@@ -459,6 +480,8 @@ def pair_features(line: LineView, past: Sequence[PastDecision]) -> list[dict[str
             "context_cosine": _cos(line.context_vector, d.vector),
             "subject_differ": subject[0], "subject_agree": subject[1],
             "overlap": overlaps[i], "overlap_margin": overlaps[i] - (max(other_overlaps) if other_overlaps else 0.0),
+            "discussed": discussed[i],
+            "discussed_margin": discussed[i] - (max(other_discussed) if other_discussed else 0.0),
         }
         f.update(line.cues)
         rows.append(f)
