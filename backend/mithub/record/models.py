@@ -31,8 +31,9 @@ class Decision(BaseModel):
                       "adopted proposal is the agreement and the proposal): what the change check reads; empty in "
                       "records stored before it, which are read by their quote")
     discussed: list[str] = Field(default_factory=list, description="the key terms of the talk that led to it (the "
-                                 "lines before it and the one after): what the change check reads as its subject when "
-                                 "its own line is terse (\"Keyframe. Done.\"); empty in records stored before it")
+                                 "lines since the decision shown before it, at most 12, and the line after): what the "
+                                 "change check reads as its subject when its own line is terse (\"Keyframe. Done.\"); "
+                                 "empty in records stored before it")
     value_type: str = Field("choice", description="the kind of the settled value: amount, date, percent, count, "
                             "duration, time, number, person, name, or choice (an option named without a value)")
     confidence: float = Field(1.0, ge=0.0, le=1.0, description="the settle model's probability")

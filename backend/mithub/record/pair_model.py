@@ -269,10 +269,10 @@ def key_terms(text: str) -> set[str]:
 # A terse decision says its subject in the talk before it, not in its own line ("So it's Keyframe,
 # or Bravo with a headache. Keyframe. Done.", "한빛으로 가. 세 대."): the lines since the last
 # decision users see and the one after, at most DISCUSSION_BEFORE lines back (about a topic's
-# length in the benchmark's series, 10 lines). A decision whose
-# line has more key terms than TERSE_TERMS names its subject itself, and is read by its own words:
-# the talk before a summary ("보안 쪽 정리할게요. 감사 로그 …") covers other subjects too. Both
-# chosen by leave-one-series-out over the benchmark's and the project's series (RESULTS.md).
+# length in the benchmark's series, 10 lines). A decision whose line has more key terms than
+# TERSE_TERMS names its subject itself and is read by its own words: the talk before a summary
+# ("보안 쪽 정리할게요. 감사 로그 …") covers other subjects too. Both chosen by leave-one-series-out
+# over the benchmark's and the project's series (RESULTS.md, session 30).
 DISCUSSION_BEFORE = 12
 TERSE_TERMS = 8
 
