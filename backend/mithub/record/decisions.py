@@ -20,7 +20,6 @@ from mithub.context.models import Utterance
 from mithub.embedders.base import Embedder
 from mithub.record.models import Decision
 from mithub.record.pair_model import (
-    DISCUSSION_BEFORE,
     called_off,
     choice_phrases,
     discussed_terms,
@@ -215,13 +214,13 @@ def decisions_from(meeting_id: str, turns: Sequence[Utterance], probs: Sequence[
     probs, values = with_adoptions(adopted, {p: turns[p].text for p in adopted.values()}, probs,
                                    [extract_values(u.text, reference=reference) for u in turns], threshold)
     out = []
+    lines = dict(enumerate(u.text for u in turns))
     settled = -1  # the last line of a decision users see: the talk that led to the next one starts after it
     for i in listed_lines(probs, floor, values):
         start = adopted.get(i, i)  # the subject falls back on the line before what is settled
         decision = describe(meeting_id, turns[i], turns[start - 1].text if start else "", reference, names, probs[i],
                             threshold, turns[adopted[i]] if i in adopted else None)
-        talk = [u.text for u in turns[max(0, i - DISCUSSION_BEFORE, settled + 1):i + 2]]
-        out.append(decision.model_copy(update={"discussed": discussed_terms(talk)}))
+        out.append(decision.model_copy(update={"discussed": discussed_terms(lines, i, settled)}))
         if not decision.candidate:
             settled = i
     return out

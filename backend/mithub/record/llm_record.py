@@ -24,7 +24,7 @@ from mithub.record.dates import resolve_date_expressions
 from mithub.record.decisions import condense, spoken
 from mithub.record.meeting_record import MeetingRecord, extract_record
 from mithub.record.models import ActionItem, Decision, PendingItem
-from mithub.record.pair_model import DISCUSSION_BEFORE, discussed_terms
+from mithub.record.pair_model import discussed_terms
 
 logger = structlog.get_logger(__name__)
 
@@ -128,18 +128,17 @@ def _accept(record: MeetingRecord, answer: _Answer, by_seq: dict[int, Utterance]
     """Keep what cites a turn of the window; owners are participants, dates are ours: a
     deadline the line itself does not date (an event, "출시 2주 전까지", or a date on the
     next line) takes the date the LLM-free record gave the same line and owner."""
+    lines = {seq: u.text for seq, u in by_seq.items()}
     seqs = sorted(d.seq for d in answer.decisions if d.seq in by_seq and d.value.strip())
     for d in answer.decisions:
         u = by_seq.get(d.seq)
         if u is not None and d.value.strip():
-            # as `decisions_from`: a decision's talk starts after the decision before it
-            settled = max((k for k in seqs if k < u.id), default=0)
-            talk = [by_seq[k].text for k in range(max(u.id - DISCUSSION_BEFORE, settled + 1), u.id + 2) if k in by_seq]
+            settled = max((k for k in seqs if k < u.id), default=0)  # the talk starts after the decision before
             record.decisions.append(Decision(
                 id=f"{meeting_id}#d{u.id}", meeting_id=meeting_id, seq=u.id, speaker=u.speaker_name,
                 time=u.absolute_timestamp, subject=d.subject.strip()[:200] or d.value.strip()[:200],
                 value=d.value.strip()[:200], quote=condense(u.text), said=spoken(u.text),
-                discussed=discussed_terms(talk)))
+                discussed=discussed_terms(lines, u.id, settled)))
     for a in answer.action_items:
         u = by_seq.get(a.seq)
         if u is None or not a.task.strip():

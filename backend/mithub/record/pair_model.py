@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import dropwhile, takewhile
@@ -277,9 +277,12 @@ DISCUSSION_BEFORE = 12
 TERSE_TERMS = 8
 
 
-def discussed_terms(texts: Sequence[str]) -> list[str]:
-    """The key terms of the lines around a decision, sorted (stored with it)."""
-    return sorted(set().union(*(key_terms(t) for t in texts))) if texts else []
+def discussed_terms(lines: Mapping[int, str], at: int, after: int) -> list[str]:
+    """The key terms, sorted (stored with the decision), of the talk that led to the decision
+    on line `at`: the lines after `after` (the decision shown before it), at most
+    DISCUSSION_BEFORE back, to the line after it; `lines` holds the meeting's lines by number."""
+    talk = (lines[k] for k in range(max(at - DISCUSSION_BEFORE, after + 1), at + 2) if k in lines)
+    return sorted(set().union(*(key_terms(t) for t in talk)))
 
 
 @lru_cache(maxsize=4096)
