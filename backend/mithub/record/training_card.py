@@ -18,7 +18,7 @@ def write_card(path: Path, card: dict[str, Any]) -> None:
         "# Decision models (record/settle_model.py, record/pair_model.py)",
         "",
         "Rebuild: `python -m mithub.record.training decisions --data ../shared/benchmarks/data` "
-        "(deterministic: no random seed is used; Newton/IRLS fits and an eigen-decomposition give the "
+        "(deterministic: Newton/IRLS fits, an eigen-decomposition and a bootstrap with a fixed seed give the "
         f"same weights on the same data). Last fit: {card['seconds']} s.",
         "",
         f"Data: {card['series']} two-meeting decision series (12 Korean, 6 English; gold decisions_m1 and "
@@ -46,8 +46,10 @@ def write_card(path: Path, card: dict[str, Any]) -> None:
         *[_row([f"{g['threshold']:.2f}", f"{g['precision']:.2f}", f"{g['recall']:.2f}", f"{g['f1']:.2f}",
                 f"{g['implicit_recall']:.2f}", f"{g['false_alarm_rate']:.2f}", str(g["flags"])]) for g in pair],
         "",
-        "The thresholds are chosen on these pooled out-of-fold figures: decisions for the most real-meeting "
-        "precision among thresholds keeping meeting-1 recall >= 0.85 and real recall >= 0.35; changes for the most "
+        "The thresholds are chosen on these out-of-fold figures: decisions for the most real-meeting "
+        "precision among thresholds keeping meeting-1 recall >= 0.85 and real recall >= 0.35, bagged (the median "
+        "of that rule's picks on 500 resamples of the series and of the real meetings, so that a refit moving one "
+        "decision does not move the threshold); changes for the most "
         "precision among thresholds within 0.02 of the best F1 at pooled precision >= 0.60 (precisions less than "
         "one flag apart count as equal, and the best F1 of those is taken). "
         "Below a threshold an item is stored as a candidate (`--candidates` shows it).",
