@@ -167,16 +167,11 @@ def decision_counts(corpus: Corpus, oof: dict[str, np.ndarray], threshold: float
 def pooled_scores(threshold: float, series: np.ndarray, real: np.ndarray) -> dict[str, float]:
     """Meeting-1 decision recall and the real meetings' precision and recall, pooled over the
     rows of `decision_counts`."""
-    found, gold = series.sum(axis=0) if len(series) else (0.0, 0.0)
-    matched, shown, real_gold = real.sum(axis=0) if len(real) else (0.0, 0.0, 0.0)
+    found, gold = series.sum(axis=0)
+    matched, shown, real_gold = real.sum(axis=0)
     return {"threshold": threshold, "m1_recall": found / gold if gold else 0.0,
             "real_precision": matched / shown if shown else 0.0,
             "real_recall": matched / real_gold if real_gold else 0.0, "real_listed": int(shown)}
-
-
-def decision_scores(corpus: Corpus, oof: dict[str, np.ndarray], threshold: float) -> dict[str, float]:
-    """Meeting-1 decision recall and the real meetings' precision and recall at `threshold`."""
-    return pooled_scores(threshold, *decision_counts(corpus, oof, threshold))
 
 
 def _match_real(m: Meeting, chosen: list[int]) -> int:
@@ -232,7 +227,10 @@ def bagged_settle_threshold(series: np.ndarray, real: np.ndarray, grid: Sequence
 
 
 def pick_settle_threshold(grid: Sequence[dict[str, float]]) -> dict[str, float]:
-    """`choose_settle_threshold`'s rule over its grid of pooled out-of-fold figures."""
+    """The rule `bagged_settle_threshold` applies to each resample's grid: among thresholds
+    keeping meeting-1 recall >= 0.85 and real recall >= 0.35, the one with the most real-meeting
+    precision (a list of "decisions" that are not is worse than none), to two decimals, the higher
+    meeting-1 recall deciding between equals; failing that, the best balance of the three."""
     ok = [g for g in grid if g["m1_recall"] >= 0.85 and g["real_recall"] >= 0.35]
     if ok:
         return max(ok, key=lambda g: (round(g["real_precision"], 2), g["m1_recall"]))
