@@ -147,7 +147,7 @@ def real_figures(corpus: T.Corpus, oof_full: dict, embedder) -> dict:  # noqa: A
         matched, listed, gold = matched + len(pairs), listed + len(found), gold + len(g)
         per[m.meeting_id] = (len(pairs), len(found), len(g))
     p, r = (matched / listed if listed else 0.0), (matched / gold if gold else 0.0)
-    _, curve = T.choose_settle_threshold(corpus, oof_full)
+    curve = T.settle_grid(corpus, oof_full)[0]
     return {"precision": p, "recall": r, "f1": 2 * p * r / (p + r) if p + r else 0.0, "matched": matched,
             "listed": listed, "gold": gold, "per_meeting": per, "curve": curve}
 

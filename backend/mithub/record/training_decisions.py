@@ -196,26 +196,30 @@ BOOTSTRAP_DRAWS = 500
 BOOTSTRAP_SEED = 18
 
 
-def choose_settle_threshold(corpus: Corpus, oof: dict[str, np.ndarray]) -> tuple[float, list[dict[str, float]]]:
-    """The threshold shown to users (`bagged_settle_threshold` over the out-of-fold counts) and
-    the pooled grid (the model card's table)."""
+def settle_grid(corpus: Corpus, oof: dict[str, np.ndarray]) -> tuple[list[dict[str, float]], np.ndarray, np.ndarray]:
+    """The pooled figures at every `SETTLE_GRID` threshold (the model card's table), with the
+    counts behind them: (series, threshold, [found, gold]) and (meeting, threshold, [matched,
+    listed, gold])."""
     counts = [decision_counts(corpus, oof, t) for t in SETTLE_GRID]
     grid = [pooled_scores(t, *c) for t, c in zip(SETTLE_GRID, counts, strict=True)]
-    series = np.stack([c[0] for c in counts], axis=1)
-    real = np.stack([c[1] for c in counts], axis=1)
+    return grid, np.stack([c[0] for c in counts], axis=1), np.stack([c[1] for c in counts], axis=1)
+
+
+def choose_settle_threshold(corpus: Corpus, oof: dict[str, np.ndarray]) -> tuple[float, list[dict[str, float]]]:
+    """The threshold shown to users (`bagged_settle_threshold` over the out-of-fold counts) and
+    the pooled grid."""
+    grid, series, real = settle_grid(corpus, oof)
     return bagged_settle_threshold(series, real), grid
 
 
 def bagged_settle_threshold(series: np.ndarray, real: np.ndarray, grid: Sequence[float] = SETTLE_GRID,
                             draws: int = BOOTSTRAP_DRAWS) -> float:
-    """`pick_settle_threshold`'s rule (the most real-meeting precision among thresholds keeping
-    meeting-1 recall >= 0.85 and real recall >= 0.35, the targets of issue 18), bagged. On six
-    real meetings and 45 decisions the rule's pick jumps between thresholds whose precisions are
-    one or two decisions apart, so a refit that moves one decision would move the threshold and
-    every figure behind it. The rule is applied to `draws` resamples of the series and of the
-    real meetings (each drawn with replacement, a fixed seed), and the grid threshold nearest the
-    median of its picks is taken. `series` is (series, threshold, [found, gold]) and `real` is
-    (meeting, threshold, [matched, listed, gold]), as `decision_counts` gives them."""
+    """`pick_settle_threshold`'s rule, bagged. On six real meetings and 45 decisions the rule's
+    pick jumps between thresholds whose precisions are one or two decisions apart, so a refit
+    that moves one decision would move the threshold and every figure behind it. The rule is
+    applied to `draws` resamples of the series and of the real meetings (each drawn with
+    replacement, a fixed seed), and the grid threshold nearest the median of its picks is taken.
+    `series` and `real` are the counts `settle_grid` gives."""
     rng = np.random.default_rng(BOOTSTRAP_SEED)
     picks = []
     for _ in range(draws):
