@@ -24,6 +24,9 @@ feature is there:
 - `spk_8`, `speaker_change`, `chair_opens`, `new_speakers`: who talks changes with the topic, a
   topic is often opened by the chair (the most active speaker so far), a new item brings new
   voices;
+- `spk_tW` (W = 128, 256 content terms): who holds the floor over a topic's length of talk on
+  each side (a presenter, a witness panel, the member leading an item) changes with the item,
+  which the 8-turn window misses when one speaker talks for many turns;
 - `cue`, `cue_near`: a cue phrase announcing a topic ("다음 안건", "moving on") on the turn or
   next to it (topics/cues.py), as one feature each;
 - `decision_before`: a decision stated in the three turns before: a settled point closes a topic;
@@ -60,6 +63,7 @@ LEXICAL_TERMS = (128, 256)
 LEFT_HISTORY = 64
 MEMORY_WINDOW = 8
 SPEAKER_WINDOW = 8
+SPEAKER_TERMS = (128, 256)
 NEAR_TURNS = 2
 DECISION_TURNS = 3
 SUBSTANCE_TURNS = 4
@@ -79,7 +83,7 @@ BASE_FEATURES: tuple[str, ...] = (
     *(f"lex_t{w}" for w in LEXICAL_TERMS),
     "mem_emb", "mem_lex", "mem_spk",
     *(f"z_{name}" for name in Z_SOURCES),
-    "spk_8", "speaker_change", "chair_opens", "new_speakers",
+    "spk_8", *(f"spk_t{w}" for w in SPEAKER_TERMS), "speaker_change", "chair_opens", "new_speakers",
     "cue", "cue_near", "decision_before", "substance", "substance_gain", "early",
 )
 FEATURE_NAMES: tuple[str, ...] = (*BASE_FEATURES, "density", *(f"{n}_x_density" for n in BASE_FEATURES))
@@ -216,7 +220,10 @@ class OnlineFeatures:
         turn, before = self.turn_at(i), self.turn_at(i - 1)
         chair = max(self._speakers.items(), key=lambda kv: kv[1])[0] if self._speakers else ""
         left, right = self._span(i - SPEAKER_WINDOW, i), self._span(i, i + SPEAKER_WINDOW)
+        history, ahead = self._span(i - LEFT_HISTORY, i)[::-1], self._span(i, i + RIGHT_TURNS)
+        long = {f"spk_t{w}": speaker_novelty(_fill(history, w)[::-1], _fill(ahead, w)) for w in SPEAKER_TERMS}
         return {
+            **long,
             "spk_8": speaker_novelty(left, right),
             "speaker_change": float(turn.speaker != before.speaker),
             "chair_opens": float(turn.speaker == chair),
