@@ -18,6 +18,7 @@ from mithub.store.memory import InMemoryRepository
 from mithub.topics.boundary import REBUILD_COMMAND, BoundaryModel
 from mithub.topics.detector import TopicDetector, detect_boundaries
 from mithub.topics.features import FEATURE_NAMES, RIGHT_TURNS, meeting_candidates
+from mithub.topics.turns import TurnFeatures
 from mithub.topics.peaks import DecisionRule, OnlinePicker, pick_boundaries
 from mithub.topics.training import main as train_main
 from mithub.topics.training import meeting_rows, sample_weights
@@ -198,3 +199,22 @@ def test_a_missing_extra_folder_is_an_error_naming_it(tmp_path, capsys):
         train_main(["--data", str(tmp_path / "data"), "--out", str(tmp_path / "m.json"), "--extra", str(missing)])
     assert exit_.value.code == 2 and str(missing) in capsys.readouterr().err
     assert not (tmp_path / "m.json").exists()
+
+
+def test_a_change_of_who_holds_the_floor_reads_at_the_topic_scale():
+    """A presenter talks for many turns with backchannels from the room, then another presenter
+    takes over with the same words: the speaker windows of 128 and 256 content terms see the
+    floor change hands at the switch, and not inside either presentation."""
+    words = tuple(f"w{k}" for k in range(6))
+    turns = []
+    for i in range(240):
+        presenter = "anna" if i < 120 else "ben"
+        speaker = presenter if i % 3 else ("chris" if i % 2 else "dana")
+        terms = words if speaker == presenter else words[:1]
+        turns.append(TurnFeatures(seq=i, speaker=speaker, terms=terms, vector=np.ones(4)))
+    by_position = {c.position: c.values for c in meeting_candidates(turns)}
+    for name in ("spk_t128", "spk_t256"):
+        column = FEATURE_NAMES.index(name)
+        at_switch = by_position[120][column]
+        inside = max(by_position[p][column] for p in (70, 90, 200, 220))
+        assert at_switch > 0.5 > inside, (name, at_switch, inside)
