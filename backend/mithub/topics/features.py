@@ -210,20 +210,19 @@ class OnlineFeatures:
             values[name] = 1.0 - similarity
         for name, stats in zip(Z_SOURCES, self._stats, strict=True):
             values[f"z_{name}"] = stats.push(values[name])
-        values.update(self._speaker_features(i))
+        values.update(self._speaker_features(i, before, after))
         values.update(self._turn_features(i))
         base = np.array([values[name] for name in BASE_FEATURES], dtype=np.float64)
         density = (self._substance + DENSITY_PRIOR * DENSITY_PRIOR_TURNS) / (i + DENSITY_PRIOR_TURNS)
         return np.concatenate([base, [density], base * density])
 
-    def _speaker_features(self, i: int) -> dict[str, float]:
+    def _speaker_features(self, i: int, history: list[TurnFeatures], ahead: list[TurnFeatures]) -> dict[str, float]:
+        """`history`: the turns before i, nearest first; `ahead`: the turns from i (the lookahead)."""
         turn, before = self.turn_at(i), self.turn_at(i - 1)
         chair = max(self._speakers.items(), key=lambda kv: kv[1])[0] if self._speakers else ""
         left, right = self._span(i - SPEAKER_WINDOW, i), self._span(i, i + SPEAKER_WINDOW)
-        history, ahead = self._span(i - LEFT_HISTORY, i)[::-1], self._span(i, i + RIGHT_TURNS)
-        long = {f"spk_t{w}": speaker_novelty(_fill(history, w)[::-1], _fill(ahead, w)) for w in SPEAKER_TERMS}
         return {
-            **long,
+            **{f"spk_t{w}": speaker_novelty(_fill(history, w)[::-1], _fill(ahead, w)) for w in SPEAKER_TERMS},
             "spk_8": speaker_novelty(left, right),
             "speaker_change": float(turn.speaker != before.speaker),
             "chair_opens": float(turn.speaker == chair),
