@@ -18,11 +18,11 @@ from mithub.store.memory import InMemoryRepository
 from mithub.topics.boundary import REBUILD_COMMAND, BoundaryModel
 from mithub.topics.detector import TopicDetector, detect_boundaries
 from mithub.topics.features import FEATURE_NAMES, RIGHT_TURNS, meeting_candidates
-from mithub.topics.turns import TurnFeatures
 from mithub.topics.peaks import DecisionRule, OnlinePicker, pick_boundaries
 from mithub.topics.training import main as train_main
 from mithub.topics.training import meeting_rows, sample_weights
 from mithub.topics.training_data import build_meetings, load_extra, load_raw
+from mithub.topics.turns import TurnFeatures
 
 from .topic_meetings import BUDGET, HIRING, meeting, topic_turns
 

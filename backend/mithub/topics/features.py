@@ -200,29 +200,32 @@ class OnlineFeatures:
             values[f"emb_{w}"] = embedding_novelty(self._span(i - w, i), self._span(i, i + w))
         for w in LEXICAL_SCALES:
             values[f"lex_{w}"] = lexical_novelty(self._span(i - w, i), self._span(i, i + w))
+        # The term-counted windows, each size sliced once: (turns before i, turns from i).
         before, after = self._span(i - LEFT_HISTORY, i)[::-1], self._span(i, i + RIGHT_TURNS)
+        windows = {w: (_fill(before, w)[::-1], _fill(after, w))
+                   for w in {*EMBEDDING_TERMS, *LEXICAL_TERMS, *SPEAKER_TERMS}}
         for w in EMBEDDING_TERMS:
-            values[f"emb_t{w}"] = embedding_novelty(_fill(before, w)[::-1], _fill(after, w))
+            values[f"emb_t{w}"] = embedding_novelty(*windows[w])
         for w in LEXICAL_TERMS:
-            values[f"lex_t{w}"] = lexical_novelty(_fill(before, w)[::-1], _fill(after, w))
+            values[f"lex_t{w}"] = lexical_novelty(*windows[w])
+        for w in SPEAKER_TERMS:
+            values[f"spk_t{w}"] = speaker_novelty(*windows[w])
         similarities = self._memory.similarities(self._span(i, i + MEMORY_WINDOW))
         for name, similarity in zip(("mem_emb", "mem_lex", "mem_spk"), similarities, strict=True):
             values[name] = 1.0 - similarity
         for name, stats in zip(Z_SOURCES, self._stats, strict=True):
             values[f"z_{name}"] = stats.push(values[name])
-        values.update(self._speaker_features(i, before, after))
+        values.update(self._speaker_features(i))
         values.update(self._turn_features(i))
         base = np.array([values[name] for name in BASE_FEATURES], dtype=np.float64)
         density = (self._substance + DENSITY_PRIOR * DENSITY_PRIOR_TURNS) / (i + DENSITY_PRIOR_TURNS)
         return np.concatenate([base, [density], base * density])
 
-    def _speaker_features(self, i: int, history: list[TurnFeatures], ahead: list[TurnFeatures]) -> dict[str, float]:
-        """`history`: the turns before i, nearest first; `ahead`: the turns from i (the lookahead)."""
+    def _speaker_features(self, i: int) -> dict[str, float]:
         turn, before = self.turn_at(i), self.turn_at(i - 1)
         chair = max(self._speakers.items(), key=lambda kv: kv[1])[0] if self._speakers else ""
         left, right = self._span(i - SPEAKER_WINDOW, i), self._span(i, i + SPEAKER_WINDOW)
         return {
-            **{f"spk_t{w}": speaker_novelty(_fill(history, w)[::-1], _fill(ahead, w)) for w in SPEAKER_TERMS},
             "spk_8": speaker_novelty(left, right),
             "speaker_change": float(turn.speaker != before.speaker),
             "chair_opens": float(turn.speaker == chair),
