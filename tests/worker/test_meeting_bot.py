@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -104,8 +105,10 @@ async def test_chat_rpc_and_wake_phrase_are_answered_in_the_room(
         # the spoken question is answered in chat
         await wait_for(lambda: room.chat_replies(), timeout=60, what="the wake phrase answer")
         spoken = room.chat_replies()[0].text
-        assert spoken.startswith("> Bob: who prepares the")  # whisper tiny.en hears "lunch" at times
-        assert "launch video next month" in spoken and "(mode: " in spoken
+        # whisper tiny.en hears "launch" as "lunch" at times, in Bob's question and in Alice's line
+        # alike (how the streamed audio is cut varies with the machine's load)
+        assert spoken.startswith("> Bob: who prepares the")
+        assert re.search(r"\b(?:launch|lunch) video next month", spoken) and "(mode: " in spoken
 
         await room.chat("/summary", sender="bob", stream_id="TS_summary")
         await wait_for(lambda: len(room.chat_replies()) >= 2, timeout=60, what="the /summary reply")
