@@ -1,8 +1,9 @@
-"""Sentences that call something off (`stance.revokes`), read from the main predicate's tags."""
+"""Sentences that call something off (`stance.revokes`), read from the main predicate's tags;
+spoken contractions read as said in full (`stance.stance`)."""
 
 import pytest
 
-from mithub.record.stance import revokes
+from mithub.record.stance import revokes, stance
 
 
 @pytest.mark.parametrize("sentence", [
@@ -41,3 +42,14 @@ def test_calling_off_is_read(sentence: str) -> None:
 ])
 def test_other_negations_are_not_calling_off(sentence: str) -> None:
     assert not revokes(sentence)
+
+
+@pytest.mark.parametrize(("spoken", "written"), [
+    ("Okay, so we're gonna go with the rubber case.", "Okay, so we're going to go with the rubber case."),
+    ("We're gonna keep the launch on the ninth.", "We're going to keep the launch on the ninth."),
+    ("I wanna move it to Friday.", "I want to move it to Friday."),
+])
+def test_spoken_contractions_read_as_said_in_full(spoken: str, written: str) -> None:
+    assert stance(spoken) == stance(written)
+    assert stance("we're gonna go with the rubber case").settles
+

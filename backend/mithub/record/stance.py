@@ -104,6 +104,11 @@ def _korean_settles(text: str) -> bool:
     return False
 
 
+# Spoken contractions as transcripts and speech recognition write them: "we're gonna go with".
+_SPOKEN_EN_FULL = {"gonna": "going to", "wanna": "want to", "gotta": "got to"}
+_SPOKEN_EN = re.compile(r"\b(?:gonna|wanna|gotta)\b", re.IGNORECASE)
+
+
 def is_korean(text: str) -> bool:
     return re.search(r"[가-힣]", text) is not None
 
@@ -139,6 +144,7 @@ def stance(sentence: str) -> Stance:
             points_back=bool(_KO_PAST.search(text)), changes=bool(_KO_CHANGE.search(text)),
             keeps=bool(_KO_SAME.search(text)),
         )
+    text = _SPOKEN_EN.sub(lambda m: _SPOKEN_EN_FULL[m.group(0).lower()], text)
     return Stance(
         settles=bool(_EN_SETTLE.search(text)), states=False, opening=bool(_OPENING.search(text)),
         hedged=bool(_EN_HEDGE.search(text)), requested=bool(_EN_REQUEST.search(text)), hypothetical=bool(_EN_IF.search(text)),
