@@ -51,5 +51,7 @@ def test_other_negations_are_not_calling_off(sentence: str) -> None:
 ])
 def test_spoken_contractions_read_as_said_in_full(spoken: str, written: str) -> None:
     assert stance(spoken) == stance(written)
-    assert stance("we're gonna go with the rubber case").settles
 
+
+def test_a_choice_said_with_gonna_settles() -> None:
+    assert stance("we're gonna go with the rubber case").settles

@@ -105,6 +105,8 @@ def _korean_settles(text: str) -> bool:
 
 
 # Spoken contractions as transcripts and speech recognition write them: "we're gonna go with".
+# Only these cues read them in full: in the action features "I'm gonna" read as "I'm going to"
+# takes "I'm gonna show you" (said for the meeting itself) for a commitment (RESULTS, session 34).
 _SPOKEN_EN_FULL = {"gonna": "going to", "wanna": "want to", "gotta": "got to"}
 _SPOKEN_EN = re.compile(r"\b(?:gonna|wanna|gotta)\b", re.IGNORECASE)
 
